@@ -1,0 +1,64 @@
+# suspend-sync: the kernel.suspend_sync series, its guest, and the lab.
+#   make run     build what is missing, boot, measure, report
+#   make check   the test suite (ends with "N passed, N failed, N skipped")
+# KVER=6.1 picks the kernel tree; KERNEL=/path/to/bzImage tests your kernel.
+
+KVER ?= 6.1
+B := build
+GUEST := $(B)/guest
+INITRD := $(abspath $(GUEST)/initramfs.cpio.gz)
+SHELL := /bin/bash
+
+# Our kernel unless the caller names one.
+ifeq ($(origin KERNEL),undefined)
+KERNEL := $(abspath $(B)/obj-$(KVER)-default/arch/x86/boot/bzImage)
+KERNEL_DEP := kernel
+else
+KERNEL := $(abspath $(KERNEL))
+endif
+SKIPSYNC_KERNEL := $(abspath $(B)/obj-$(KVER)-skipsync/arch/x86/boot/bzImage)
+
+GUEST_BINS := $(GUEST)/agent $(GUEST)/knobtest
+GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Iproto
+
+.PHONY: all deps kernel kernel-skipsync guest bench run check check-unit \
+	check-series check-vm check-skipsync clean
+
+all: kernel guest bench
+
+deps:
+	@KVER=$(KVER) scripts/deps.sh all
+
+kernel: deps
+	@KVER=$(KVER) scripts/kernel.sh >/dev/null
+
+kernel-skipsync: deps
+	@KVER=$(KVER) scripts/kernel.sh --variant skipsync \
+		--extra-config guest/skipsync.config >/dev/null
+
+$(GUEST):
+	mkdir -p $@
+
+$(GUEST)/%: guest/agent/%.c proto/agent_proto.c proto/agent_proto.h | $(GUEST)
+	$(CC) $(GUEST_CFLAGS) -o $@ $< proto/agent_proto.c
+
+$(INITRD): guest/init guest/mkinitramfs.sh $(GUEST_BINS)
+	guest/mkinitramfs.sh $@ $(GUEST_BINS)
+
+guest: deps $(INITRD)
+
+bench: deps
+	@$(MAKE) -s -C bench all
+
+VMENV = KERNEL=$(KERNEL) INITRD=$(INITRD) $(if $(KEEP_LOGS),SLAB_LOGDIR=$(abspath results/logs))
+
+check: deps bench guest $(KERNEL_DEP) $(if $(KERNEL_DEP),kernel-skipsync)
+	@scripts/run-tests.sh \
+		"unit=$(MAKE) -s -C bench asan" \
+		"series=KVER=$(KVER) scripts/t_series.sh" \
+		"vm-knob=$(VMENV) bench/obj/t_vm_knob" \
+		"$(if $(KERNEL_DEP),skipsync=KERNEL=$(SKIPSYNC_KERNEL) INITRD=$(INITRD) EXPECT_DEFAULT=0 KNOB_ONLY=1 bench/obj/t_vm_knob,skipsync=echo 'ok 1 - CONFIG_SUSPEND_SKIP_SYNC=y build # SKIP KERNEL= given: only our own build has the variant')"
+
+clean:
+	rm -rf $(B) results
+	$(MAKE) -s -C bench clean
