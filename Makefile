@@ -56,6 +56,7 @@ check: deps bench guest $(KERNEL_DEP) $(if $(KERNEL_DEP),kernel-skipsync)
 	@scripts/run-tests.sh \
 		"unit=$(MAKE) -s -C bench asan" \
 		"series=KVER=$(KVER) scripts/t_series.sh" \
+		"$(if $(KERNEL_DEP),bisect=KVER=$(KVER) scripts/t_bisect.sh,bisect=echo 'ok 1 - every prefix of the series builds # SKIP KERNEL= given')" \
 		"vm-knob=$(VMENV) bench/obj/t_vm_knob" \
 		"$(if $(KERNEL_DEP),skipsync=KERNEL=$(SKIPSYNC_KERNEL) INITRD=$(INITRD) EXPECT_DEFAULT=0 KNOB_ONLY=1 bench/obj/t_vm_knob,skipsync=echo 'ok 1 - CONFIG_SUSPEND_SKIP_SYNC=y build # SKIP KERNEL= given: only our own build has the variant')"
 

@@ -8,17 +8,20 @@
 #   KVER=6.1 (default)   selects /usr/src/linux-source-$KVER.tar.xz and patches/$KVER
 #   --variant NAME       separate build directory (e.g. skipsync) for the same source
 #   --extra-config FILE  another fragment merged after guest/kernel.config
+#   --upto N             apply only the first N patches (bisection builds)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 KVER=${KVER:-6.1}
 variant=default
 extra=
+upto=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--variant) variant=${2:?}; shift 2 ;;
 	--extra-config) extra=$(realpath "${2:?}"); shift 2 ;;
-	*) echo "kernel.sh: unknown option '$1' (valid: --variant NAME, --extra-config FILE)" >&2; exit 2 ;;
+	--upto) upto=${2:?}; shift 2 ;;
+	*) echo "kernel.sh: unknown option '$1' (valid: --variant NAME, --extra-config FILE, --upto N)" >&2; exit 2 ;;
 	esac
 done
 
@@ -49,6 +52,11 @@ fi
 # 2. Apply the series; revert a previously applied, different one first.
 mapfile -t want < <(find "$series" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort)
 [ ${#want[@]} -gt 0 ] || die "no patches in $series"
+if [ -n "$upto" ]; then
+	[[ "$upto" =~ ^[0-9]+$ ]] && [ "$upto" -ge 1 ] && [ "$upto" -le ${#want[@]} ] ||
+		die "--upto: '$upto' is out of range (valid: 1 to ${#want[@]})"
+	want=("${want[@]:0:$upto}")
+fi
 same=1
 mapfile -t have < <(find "$src/.series" -maxdepth 1 -name '*.patch' | sort)
 if [ ${#have[@]} -ne ${#want[@]} ]; then

@@ -1,0 +1,88 @@
+/*
+ * t_cycle: the parsers that turn the guest's reports into measurements.
+ *
+ * Guards: trace lines recorded from a 6.1 guest become begin/end phases on
+ * the trace clock; nested and repeated phases pair correctly; junk and
+ * unrelated events are ignored; the kernel's "Filesystems sync" line is
+ * found in /dev/kmsg records and counted; phase sums and lookups.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cycle.h"
+#include "tap.h"
+
+static const char *const mem_trace[] = {
+	"           agent-38      [001] .....     3.336051: suspend_resume: suspend_enter[3] begin",
+	"           agent-38      [001] .....     3.336656: suspend_resume: sync_filesystems[0] begin",
+	"           agent-38      [001] .....     3.421174: suspend_resume: sync_filesystems[0] end",
+	"           agent-38      [001] .....     3.427017: suspend_resume: freeze_processes[0] begin",
+	"           agent-38      [001] .....     3.432440: suspend_resume: freeze_processes[0] end",
+	"           agent-38      [001] .....     3.432500: suspend_resume: suspend_enter[3] end",
+	"           agent-38      [001] .....     3.440000: suspend_resume: dpm_suspend[2] begin",
+	"           agent-38      [001] .....     3.450000: suspend_resume: dpm_suspend[2] end",
+	"           agent-38      [000] d....     3.460000: suspend_resume: machine_suspend[3] begin",
+	"           agent-38      [000] d....     3.470000: suspend_resume: machine_suspend[3] end",
+	"           agent-38      [001] .N...    14.682971: suspend_resume: thaw_processes[0] begin",
+	"           agent-38      [000] .....    14.689586: suspend_resume: thaw_processes[0] end",
+};
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) < 1e-6;
+}
+
+int main(void)
+{
+	struct cycle c;
+	unsigned int i;
+	int parsed = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.fs_sync_s = -1;
+	for (i = 0; i < sizeof(mem_trace) / sizeof(mem_trace[0]); i++)
+		parsed += cycle_parse_trace(&c, mem_trace[i]);
+	tap_ok(parsed == 12, "every recorded trace line parses (%d/12)", parsed);
+	tap_ok(c.n_phases == 6, "six begin/end pairs become six phases (%d)",
+	       c.n_phases);
+	tap_ok(near(cycle_phase_s(&c, "sync_filesystems"), 3.421174 - 3.336656),
+	       "sync_filesystems lasts end - begin (%.6f)",
+	       cycle_phase_s(&c, "sync_filesystems"));
+	tap_ok(near(cycle_phase_begin(&c, "machine_suspend"), 3.46),
+	       "machine_suspend begins at 3.460000");
+	tap_ok(cycle_phase_count(&c, "machine_suspend") == 1,
+	       "machine_suspend counted once");
+	tap_ok(cycle_phase_s(&c, "dpm_resume") < 0 &&
+	       cycle_phase_count(&c, "dpm_resume") == 0,
+	       "an absent phase reads as not measured");
+
+	/* the outer phase closes after the inner ones: pairing is by name */
+	tap_ok(near(cycle_phase_s(&c, "suspend_enter"), 3.4325 - 3.336051),
+	       "enclosing suspend_enter pairs with its own end");
+
+	/* repeated spans add up */
+	cycle_parse_trace(&c, "  sh-1 [000] ..... 20.000000: suspend_resume: sync_filesystems[0] begin");
+	cycle_parse_trace(&c, "  sh-1 [000] ..... 20.500000: suspend_resume: sync_filesystems[0] end");
+	tap_ok(near(cycle_phase_s(&c, "sync_filesystems"), 3.421174 - 3.336656 + 0.5),
+	       "two sync spans sum");
+	tap_ok(cycle_phase_count(&c, "sync_filesystems") == 2, "and count twice");
+
+	/* an end with no begin, other events, junk */
+	tap_ok(!cycle_parse_trace(&c, "  sh-1 [000] ..... 21.0: suspend_resume: dpm_resume[16] end"),
+	       "an end without a begin is refused");
+	tap_ok(!cycle_parse_trace(&c, "  sh-1 [000] ..... 21.0: device_pm_callback_start: x"),
+	       "another event is ignored");
+	tap_ok(!cycle_parse_trace(&c, "# tracer: nop"), "a header line is ignored");
+	tap_ok(!cycle_parse_trace(&c, "  sh-1 [000] ..... 21.0: suspend_resume: dpm_resume[16] middle"),
+	       "neither begin nor end is refused");
+
+	/* the kernel's own log line, as /dev/kmsg records */
+	tap_ok(!cycle_parse_kmsg(&c, "6,207,3345539,-;PM: suspend entry (deep) ") &&
+	       c.fs_sync_lines == 0, "other kmsg records are ignored");
+	tap_ok(cycle_parse_kmsg(&c, "6,208,3354359,-;Filesystems sync: 3.090 seconds ") &&
+	       near(c.fs_sync_s, 3.09) && c.fs_sync_lines == 1,
+	       "\"Filesystems sync: 3.090 seconds\" read as 3.090 s");
+	tap_ok(!cycle_parse_kmsg(&c, "6,209,1,-;Filesystems sync: lots seconds") &&
+	       c.fs_sync_lines == 1, "a garbled sync line is not counted");
+	return tap_done();
+}

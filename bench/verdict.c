@@ -1,0 +1,20 @@
+#include "verdict.h"
+
+static const char *const names[VERDICT__COUNT] = {
+	[VERDICT_OK] = "OK",
+	[VERDICT_QEMU_START_FAILED] = "QemuStartFailed",
+	[VERDICT_BOOT_TIMEOUT] = "BootTimeout",
+	[VERDICT_AGENT_TIMEOUT] = "AgentTimeout",
+	[VERDICT_NO_SUSPEND_EVENT] = "NoSuspendEvent",
+	[VERDICT_WAKE_FAILED] = "WakeFailed",
+	[VERDICT_RESUME_TIMEOUT] = "ResumeTimeout",
+	[VERDICT_SUSPEND_FAILED] = "SuspendFailed",
+	[VERDICT_NOT_SUSPENDED] = "NotSuspended",
+	[VERDICT_QEMU_DIED] = "QemuDied",
+	[VERDICT_PROTOCOL] = "ProtocolError",
+};
+
+const char *verdict_name(enum verdict v)
+{
+	return v < VERDICT__COUNT && names[v] ? names[v] : "Unknown";
+}

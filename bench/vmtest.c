@@ -1,0 +1,44 @@
+#include "vmtest.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+
+static void on_signal(int sig)
+{
+	vm_kill_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+enum verdict vmtest_boot(struct vm *vm, struct vm_config *cfg,
+			 const char *logname)
+{
+	static char logdir[512];
+	const char *dir = getenv("SLAB_LOGDIR");
+	enum verdict v;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	cfg->kernel = getenv("KERNEL");
+	cfg->initrd = getenv("INITRD");
+	if (!cfg->kernel || !cfg->initrd) {
+		fprintf(stderr, "set KERNEL=/path/to/bzImage and INITRD=/path/to/initramfs\n");
+		return VERDICT_QEMU_START_FAILED;
+	}
+	if (!cfg->boot_timeout_ms)
+		cfg->boot_timeout_ms = 120000;
+	if (dir) {
+		snprintf(logdir, sizeof(logdir), "%s/%s", dir, logname);
+		cfg->logdir = logdir;
+	}
+	v = vm_start(vm, cfg);
+	if (v != VERDICT_OK) {
+		fprintf(stderr, "guest did not boot: %s\n", verdict_name(v));
+		vm_report_death(vm);
+		vm_stop(vm);
+	}
+	return v;
+}
