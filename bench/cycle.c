@@ -12,6 +12,21 @@ const struct cycle_timeouts cycle_default_timeouts = {
 	.key_every_ms = 400,
 };
 
+/* "  sh-74  [001] .....  12.3: suspend_sync_skipped: dirty_kb=65536 writeback_kb=0" */
+static bool parse_skip_event(struct cycle *c, const char *line)
+{
+	const char *p = strstr(line, ": suspend_sync_skipped: ");
+	long long d, w;
+
+	if (!p || sscanf(p, ": suspend_sync_skipped: dirty_kb=%lld writeback_kb=%lld",
+			 &d, &w) != 2)
+		return false;
+	c->skip_events++;
+	c->skip_dirty_kb = d;
+	c->skip_writeback_kb = w;
+	return true;
+}
+
 /* "  sh-74  [001] .....  12.345678: suspend_resume: sync_filesystems[0] begin" */
 bool cycle_parse_trace(struct cycle *c, const char *line)
 {
@@ -24,7 +39,7 @@ bool cycle_parse_trace(struct cycle *c, const char *line)
 	int i;
 
 	if (!tag)
-		return false;
+		return parse_skip_event(c, line);
 	for (p = tag; p > line && p[-1] != ' '; p--)
 		;
 	if (sscanf(p, "%lf", &t) != 1)
@@ -59,17 +74,31 @@ bool cycle_parse_trace(struct cycle *c, const char *line)
 	return false;
 }
 
-/* "6,123,4567,-;PM: Filesystems sync: 0.085 seconds" (a /dev/kmsg record) */
+/*
+ * /dev/kmsg records: "6,208,3354359,-;Filesystems sync: 0.085 seconds" and,
+ * when the sync was skipped, "6,210,1,-;PM: Sync skipped: 65536 kB dirty,
+ * 0 kB writeback at risk".
+ */
 bool cycle_parse_kmsg(struct cycle *c, const char *line)
 {
-	const char *p = strstr(line, "Filesystems sync: ");
+	const char *sync = strstr(line, "Filesystems sync: ");
+	const char *skip = strstr(line, "PM: Sync skipped: ");
+	long long d, w;
 	double s;
 
-	if (!p || sscanf(p, "Filesystems sync: %lf seconds", &s) != 1)
-		return false;
-	c->fs_sync_lines++;
-	c->fs_sync_s = s;
-	return true;
+	if (sync && sscanf(sync, "Filesystems sync: %lf seconds", &s) == 1) {
+		c->fs_sync_lines++;
+		c->fs_sync_s = s;
+		return true;
+	}
+	if (skip && sscanf(skip, "PM: Sync skipped: %lld kB dirty, %lld kB writeback",
+			   &d, &w) == 2) {
+		c->skip_lines++;
+		c->skip_line_dirty_kb = d;
+		c->skip_line_writeback_kb = w;
+		return true;
+	}
+	return false;
 }
 
 double cycle_phase_s(const struct cycle *c, const char *name)

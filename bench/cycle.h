@@ -32,6 +32,11 @@ struct cycle {
 	double req_host, suspend_event, wake_host, resumed_host; /* host s */
 	double fs_sync_s;		/* "Filesystems sync: X seconds"; <0 absent */
 	int fs_sync_lines;
+	/* the kernel's at-risk report when it skipped the sync */
+	int skip_events;		/* power:suspend_sync_skipped events */
+	long long skip_dirty_kb, skip_writeback_kb;	/* from the event */
+	int skip_lines;			/* "PM: Sync skipped: ..." lines */
+	long long skip_line_dirty_kb, skip_line_writeback_kb;
 	int n_phases;
 	struct phase phases[CYCLE_MAX_PHASES];
 };

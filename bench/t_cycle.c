@@ -4,7 +4,8 @@
  * Guards: trace lines recorded from a 6.1 guest become begin/end phases on
  * the trace clock; nested and repeated phases pair correctly; junk and
  * unrelated events are ignored; the kernel's "Filesystems sync" line is
- * found in /dev/kmsg records and counted; phase sums and lookups.
+ * found in /dev/kmsg records and counted; phase sums and lookups; the
+ * kernel's at-risk report (trace event and log line) when it skips the sync.
  */
 #include <math.h>
 #include <string.h>
@@ -84,5 +85,16 @@ int main(void)
 	       "\"Filesystems sync: 3.090 seconds\" read as 3.090 s");
 	tap_ok(!cycle_parse_kmsg(&c, "6,209,1,-;Filesystems sync: lots seconds") &&
 	       c.fs_sync_lines == 1, "a garbled sync line is not counted");
+
+	/* the at-risk report: event and log line */
+	tap_ok(cycle_parse_trace(&c, "  agent-38 [001] ..... 5.1: suspend_sync_skipped: dirty_kb=65540 writeback_kb=12") &&
+	       c.skip_events == 1 && c.skip_dirty_kb == 65540 && c.skip_writeback_kb == 12,
+	       "suspend_sync_skipped event read: 65540 kB dirty, 12 kB writeback");
+	tap_ok(!cycle_parse_trace(&c, "  agent-38 [001] ..... 5.1: suspend_sync_skipped: dirty_kb=x") &&
+	       c.skip_events == 1, "a garbled event is not counted");
+	tap_ok(cycle_parse_kmsg(&c, "6,210,1,-;PM: Sync skipped: 65536 kB dirty, 4 kB writeback at risk ") &&
+	       c.skip_lines == 1 && c.skip_line_dirty_kb == 65536 && c.skip_line_writeback_kb == 4,
+	       "\"PM: Sync skipped\" line read: 65536 kB dirty, 4 kB writeback");
+	tap_ok(c.fs_sync_lines == 1, "the skip line is not a \"Filesystems sync\" line");
 	return tap_done();
 }

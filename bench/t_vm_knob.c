@@ -7,6 +7,10 @@
  * suspend_sync=0 gives no "Filesystems sync" line and no sync_filesystems
  * trace event, suspend_sync=1 gives both, and every cycle really reached
  * the platform (machine_suspend traced, suspend_stats/success counted).
+ * Where the kernel has the at-risk report (patch 3): every suspend with the
+ * sync off gives exactly one "PM: Sync skipped" line, one
+ * power:suspend_sync_skipped event and one more suspend_stats/sync_skipped;
+ * a suspend with the sync on gives none of them.
  *
  * Environment: KERNEL, INITRD; EXPECT_DEFAULT=0 for a kernel built with
  * CONFIG_SUSPEND_SKIP_SYNC=y; KNOB_ONLY=1 skips the suspend cycles.
@@ -58,12 +62,39 @@ static long long get_ll(struct vm *vm, const char *path)
 	return v;
 }
 
+static bool has_report;	/* the kernel has the at-risk report */
+
+static void check_report(struct vm *vm, const char *state, int sync,
+			 const struct cycle *c, long long skipped_before)
+{
+	long long after = get_ll(vm, "/sys/power/suspend_stats/sync_skipped");
+	int want = sync ? 0 : 1;
+
+	if (!has_report) {
+		tap_skip("kernel has no power:suspend_sync_skipped event",
+			 "%s sync=%d: at-risk report", state, sync);
+		return;
+	}
+	tap_ok(c->skip_events == want, "%s sync=%d: %d suspend_sync_skipped event(s)",
+	       state, sync, c->skip_events);
+	tap_ok(c->skip_lines == want, "%s sync=%d: %d \"PM: Sync skipped\" line(s)",
+	       state, sync, c->skip_lines);
+	tap_ok(after == skipped_before + want,
+	       "%s sync=%d: suspend_stats/sync_skipped %lld -> %lld", state, sync,
+	       skipped_before, after);
+	if (want && c->skip_events && c->skip_lines)
+		tap_ok(c->skip_dirty_kb == c->skip_line_dirty_kb &&
+		       c->skip_writeback_kb == c->skip_line_writeback_kb,
+		       "%s sync=0: event and line agree (%lld/%lld kB)", state,
+		       c->skip_dirty_kb, c->skip_writeback_kb);
+}
+
 static void one_cycle(struct vm *vm, const char *state, int sync)
 {
 	char req[128];
 	struct cycle c;
 	enum verdict v;
-	long long before, after;
+	long long before, after, skipped;
 	int status = -1;
 	bool fs, tr;
 
@@ -72,6 +103,7 @@ static void one_cycle(struct vm *vm, const char *state, int sync)
 	if (!tap_ok(v == VERDICT_OK && status == 0, "%s sync=%d: knob set (%s, status %d)",
 		    state, sync, verdict_name(v), status))
 		return;
+	skipped = get_ll(vm, "/sys/power/suspend_stats/sync_skipped");
 	before = get_ll(vm, "/sys/power/suspend_stats/success");
 	v = cycle_run(vm, state, &cycle_default_timeouts, &c);
 	after = get_ll(vm, "/sys/power/suspend_stats/success");
@@ -88,6 +120,7 @@ static void one_cycle(struct vm *vm, const char *state, int sync)
 	       state, sync, fs ? "present" : "absent");
 	tap_ok(tr == (sync == 1), "%s sync=%d: sync_filesystems trace event %s",
 	       state, sync, tr ? "present" : "absent");
+	check_report(vm, state, sync, &c, skipped);
 	tap_diag("%s sync=%d: %d phases traced, machine_suspend %.3f s",
 		 state, sync, c.n_phases, cycle_phase_s(&c, "machine_suspend"));
 }
@@ -115,6 +148,8 @@ int main(void)
 	tap_ok(v == VERDICT_OK && status == 0 && !guest_failed,
 	       "guest knobtest exits 0 (%s, status %d)", verdict_name(v), status);
 
+	has_report = !vm_agent_request(&vm, "RUN test -e /sys/kernel/tracing/events/power/suspend_sync_skipped",
+				       NULL, NULL, 10000, &status) && status == 0;
 	if (!getenv("KNOB_ONLY")) {
 		one_cycle(&vm, "mem", 0);
 		one_cycle(&vm, "mem", 1);

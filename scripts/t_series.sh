@@ -51,6 +51,9 @@ if [ -f "$tarball" ]; then
 	# shellcheck disable=SC2086
 	tar -xJf "$tarball" -C "$fresh" --strip-components=1 \
 		$(for f in $files; do echo "linux-source-$KVER/$f"; done)
+	for f in $files; do
+		[ -f "$fresh/$f" ] && install -D -m 644 "$fresh/$f" "$fresh/.pristine/$f"
+	done
 	r=0
 	for p in "${patches[@]}"; do
 		out=$(patch -d "$fresh" -p1 --batch --fuzz=0 --no-backup-if-mismatch < "$p" 2>&1) || { r=1; echo "$out" | diag; }
@@ -61,25 +64,21 @@ else
 	skip "series applies to a fresh extraction" "$tarball missing"
 fi
 
-# sysctl-docs/ equals what the series adds (blank lines at either end aside)
-added() {
-	awk -v f="$1" '
-		/^diff --git / { on = ($0 ~ (" b/" f "$")) ; next }
-		on && /^\+\+\+ / { next }
-		on && /^\+/ { print substr($0, 2) }' "${patches[@]}" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' | sed '/./,$!d'
-}
-trim() { sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$1" | sed '/./,$!d'; }
-for pair in "kernel.rst:Documentation/admin-guide/sysctl/kernel.rst" \
-	    "sysfs-power:Documentation/ABI/testing/sysfs-power"; do
-	doc=${pair%%:*} path=${pair#*:}
-	d=$(diff <(trim "$top/sysctl-docs/$doc") <(added "$path") 2>&1)
-	r=$?
-	[ $r -eq 0 ] || echo "$d" | diag
-	ok $r "sysctl-docs/$doc equals the series' addition to $path"
-	# and it landed in the patched file too
-	if [ -f "$fresh/$path" ]; then
-		grep -qF "$(head -1 "$top/sysctl-docs/$doc" | grep . || sed -n 2p "$top/sysctl-docs/$doc")" "$fresh/$path"
-		ok $? "patched $path carries sysctl-docs/$doc"
+# sysctl-docs/ holds exactly the documentation units (rst sections, ABI
+# entries) that the series adds or changes
+units() { awk -v mode="$1" -f "$top/scripts/doc-units.awk" "$2"; }
+changed() { awk 'BEGIN { RS = "%%\n" } NR == FNR { seen[$0] = 1; next } !($0 in seen) { printf "%s%%%%\n", $0 }' "$1" "$2"; }
+for spec in "kernel.rst:rst:Documentation/admin-guide/sysctl/kernel.rst" \
+	    "sysfs-power:abi:Documentation/ABI/testing/sysfs-power"; do
+	IFS=: read -r doc mode path <<< "$spec"
+	if [ -f "$fresh/$path" ] && [ -f "$fresh/.pristine/$path" ]; then
+		d=$(diff <(units "$mode" "$top/sysctl-docs/$doc") \
+			 <(changed <(units "$mode" "$fresh/.pristine/$path") <(units "$mode" "$fresh/$path")) 2>&1)
+		r=$?
+		[ $r -eq 0 ] || echo "$d" | diag
+		ok $r "sysctl-docs/$doc equals what the series adds or changes in $path"
+	else
+		skip "sysctl-docs/$doc equals the series' text" "no fresh extraction"
 	fi
 done
 

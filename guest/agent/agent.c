@@ -6,6 +6,7 @@
  * guest while it suspends can be lost.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -115,7 +116,21 @@ static int open_port(void)
 	return fd;
 }
 
-/* Sends each line of a file with the given tag; returns 0 or errno. */
+/* Sends each line of a file with the given tag; returns 0 or errno.
+ * filter: NULL for every line, else a '|'-separated list of substrings. */
+static bool wanted(const char *line, const char *filter)
+{
+	char buf[256], *tok, *save;
+
+	if (!filter)
+		return true;
+	snprintf(buf, sizeof(buf), "%s", filter);
+	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
+		if (strstr(line, tok))
+			return true;
+	return false;
+}
+
 static int send_file(const char *tag, const char *path, const char *filter)
 {
 	char line[AGENT_LINE_MAX - 16];
@@ -125,7 +140,7 @@ static int send_file(const char *tag, const char *path, const char *filter)
 		return errno;
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '#' || (filter && !strstr(line, filter)))
+		if (line[0] == '#' || !wanted(line, filter))
 			continue;
 		sendf("%s %s", tag, line);
 	}
@@ -221,7 +236,8 @@ static void cmd_suspend(const char *state)
 	t1 = mono_ns();
 	sendf("RESUMED t_ns=%lld rc=%d", t1, rc);
 
-	send_file("TRACE", TRACE_DIR "/trace", "suspend_resume:");
+	send_file("TRACE", TRACE_DIR "/trace",
+		  "suspend_resume:|suspend_sync_skipped:");
 	while (kfd >= 0) {
 		n = read(kfd, rec, sizeof(rec) - 1);
 		if (n < 0 && errno == EPIPE)
