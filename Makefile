@@ -18,13 +18,13 @@ KERNEL := $(abspath $(KERNEL))
 endif
 SKIPSYNC_KERNEL := $(abspath $(B)/obj-$(KVER)-skipsync/arch/x86/boot/bzImage)
 
+TOOLS := $(abspath $(GUEST)/tools.img)
 GUEST_BINS := $(GUEST)/agent $(GUEST)/knobtest
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Iproto
 
-.PHONY: all deps kernel kernel-skipsync guest bench run check check-unit \
-	check-series check-vm check-skipsync clean
+.PHONY: all deps kernel kernel-skipsync guest tools bench run check clean
 
-all: kernel guest bench
+all: kernel guest tools bench
 
 deps:
 	@KVER=$(KVER) scripts/deps.sh all
@@ -47,17 +47,31 @@ $(INITRD): guest/init guest/mkinitramfs.sh $(GUEST_BINS)
 
 guest: deps $(INITRD)
 
+# fio and its libraries, on a read-only disk image (too big for the initramfs)
+$(TOOLS): guest/mktools.sh | $(GUEST)
+	guest/mktools.sh $@
+
+tools: deps $(TOOLS)
+
 bench: deps
 	@$(MAKE) -s -C bench all
 
-VMENV = KERNEL=$(KERNEL) INITRD=$(INITRD) $(if $(KEEP_LOGS),SLAB_LOGDIR=$(abspath results/logs))
+VMENV = KERNEL=$(KERNEL) INITRD=$(INITRD) TOOLS_DISK=$(TOOLS) $(if $(KEEP_LOGS),SLAB_LOGDIR=$(abspath results/logs))
 
-check: deps bench guest $(KERNEL_DEP) $(if $(KERNEL_DEP),kernel-skipsync)
+# The main job: the default experiment (see README), files under results/.
+LAB_ARGS ?=
+run: deps bench guest tools $(KERNEL_DEP)
+	@mkdir -p results
+	bench/obj/suspend-lab --kernel $(KERNEL) --initrd $(INITRD) \
+		--tools-disk $(TOOLS) --out results $(if $(KEEP_LOGS),--keep-logs) $(LAB_ARGS)
+
+check: deps bench guest tools $(KERNEL_DEP) $(if $(KERNEL_DEP),kernel-skipsync)
 	@scripts/run-tests.sh \
 		"unit=$(MAKE) -s -C bench asan" \
 		"series=KVER=$(KVER) scripts/t_series.sh" \
 		"$(if $(KERNEL_DEP),bisect=KVER=$(KVER) scripts/t_bisect.sh,bisect=echo 'ok 1 - every prefix of the series builds # SKIP KERNEL= given')" \
 		"vm-knob=$(VMENV) bench/obj/t_vm_knob" \
+		"vm-lab=$(VMENV) bench/obj/t_vm_lab" \
 		"$(if $(KERNEL_DEP),skipsync=KERNEL=$(SKIPSYNC_KERNEL) INITRD=$(INITRD) EXPECT_DEFAULT=0 KNOB_ONLY=1 bench/obj/t_vm_knob,skipsync=echo 'ok 1 - CONFIG_SUSPEND_SKIP_SYNC=y build # SKIP KERNEL= given: only our own build has the variant')"
 
 clean:

@@ -119,6 +119,14 @@ double cycle_phase_begin(const struct cycle *c, const char *name)
 	return -1;
 }
 
+double cycle_phase_end(const struct cycle *c, const char *name)
+{
+	for (int i = c->n_phases - 1; i >= 0; i--)
+		if (!strcmp(c->phases[i].name, name))
+			return c->phases[i].end;
+	return -1;
+}
+
 int cycle_phase_count(const struct cycle *c, const char *name)
 {
 	int n = 0;

@@ -57,5 +57,7 @@ double cycle_phase_s(const struct cycle *c, const char *name);
 /* First begin of name, guest seconds; <0 if absent. */
 double cycle_phase_begin(const struct cycle *c, const char *name);
 int cycle_phase_count(const struct cycle *c, const char *name);
+/* Last end of name, guest seconds; <0 if absent or open. */
+double cycle_phase_end(const struct cycle *c, const char *name);
 
 #endif

@@ -153,6 +153,7 @@ static int guest(struct run *run, int timeout_s, char **out, const char *fmt, ..
 static int boot(struct run *run)
 {
 	const struct lab_opts *o = run->o;
+	char *out;
 	enum verdict v;
 
 	if (o->keep_logs) {
@@ -182,6 +183,11 @@ static int boot(struct run *run)
 	snprintf(run->r->qemu_version, sizeof(run->r->qemu_version), "%s",
 		 qmp_qemu_version(run->vm.qmp) ? qmp_qemu_version(run->vm.qmp) : "?");
 	snprintf(run->r->knob, sizeof(run->r->knob), "%s", run->vm.knob);
+	if (!guest(run, 10, &out, "RUN test -e /sys/kernel/tracing/events/power/"
+		   "suspend_sync_skipped && echo yes || echo no")) {
+		run->r->at_risk_report = !strncmp(out, "yes", 3);
+		free(out);
+	}
 	if (run->boots <= 1)
 		run->r->boot_s = run->vm.t_ready - run->vm.t_spawn;
 	progress(o, "booted %s in %.1f s (QEMU %s, %s, knob %s)", run->vm.release,
@@ -253,6 +259,10 @@ static void derive(struct run *run, struct cycle_record *rec)
 		ms - c->req_guest : -1;
 	rec->resume_latency_s = c->resumed_host > 0 && c->wake_host > 0 ?
 		c->resumed_host - c->wake_host : -1;
+	rec->guest_resume_s = cycle_phase_end(c, "thaw_processes") >= 0 &&
+		cycle_phase_end(c, "machine_suspend") >= 0 ?
+		cycle_phase_end(c, "thaw_processes") -
+		cycle_phase_end(c, "machine_suspend") : -1;
 	rec->sync_phase_s = cycle_phase_s(c, "sync_filesystems");
 	rec->floor_s = run->r->floor_bps > 0 ?
 		rec->dirty_target_bytes / run->r->floor_bps : -1;
@@ -337,6 +347,7 @@ int lab_run(const struct lab_opts *o, struct lab_result *r)
 	run.cfg.smp = 2;
 	run.cfg.mem_mb = o->mem_mb ? o->mem_mb :
 		(int)(md >> 20) * 6 + 1024 > 2048 ? (int)(md >> 20) * 6 + 1024 : 2048;
+	r->mem_mib = run.cfg.mem_mb;
 	run.cfg.boot_timeout_ms = 120000 * o->timeout_scale;
 	{
 		static char throttle[128];

@@ -53,6 +53,7 @@ struct cycle_record {
 	const char *suspend_latency_source;	/* "qmp_event" or "guest_trace" */
 	double guest_suspend_latency_s;	/* request to machine_suspend, guest */
 	double resume_latency_s;	/* wake to agent RESUMED, host */
+	double guest_resume_s;		/* machine_suspend end to thaw end, guest */
 	double sync_phase_s;		/* sync_filesystems span; <0 absent */
 	double floor_s;			/* dirty bytes / floor bandwidth */
 };
@@ -61,9 +62,11 @@ struct lab_result {
 	char kernel_release[128];
 	char qemu_version[32];
 	char knob[64];			/* suspend_sync or sync_on_suspend */
+	bool at_risk_report;		/* kernel has power:suspend_sync_skipped */
 	char date[32];			/* ISO 8601, UTC */
 	const char *accel;
 	double boot_s;			/* QEMU start to agent READY */
+	int mem_mib;			/* guest RAM used */
 	double floor_bps;		/* fio sequential direct write, bytes/s */
 	int n;
 	struct cycle_record *rec;

@@ -50,7 +50,10 @@ int main(int argc, char **argv)
 	path(p, sizeof(p), o.out_dir, "latency.svg");
 	if (report_plot(p, &o, &r))
 		rc = 1;
-	fprintf(stderr, "suspend-lab: wrote %s/latency.{json,csv,svg}\n", o.out_dir);
+	path(p, sizeof(p), o.out_dir, "latency.png");
+	if (report_plot(p, &o, &r))
+		rc = 1;
+	fprintf(stderr, "suspend-lab: wrote %s/latency.{json,csv,svg,png}\n", o.out_dir);
 	lab_result_free(&r);
 	return rc;
 }

@@ -53,6 +53,8 @@ int main(void)
 	       "machine_suspend begins at 3.460000");
 	tap_ok(cycle_phase_count(&c, "machine_suspend") == 1,
 	       "machine_suspend counted once");
+	tap_ok(near(cycle_phase_end(&c, "thaw_processes") - cycle_phase_end(&c, "machine_suspend"),
+		    14.689586 - 3.47), "kernel resume span: machine_suspend end to thaw end");
 	tap_ok(cycle_phase_s(&c, "dpm_resume") < 0 &&
 	       cycle_phase_count(&c, "dpm_resume") == 0,
 	       "an absent phase reads as not measured");

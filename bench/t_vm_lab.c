@@ -1,0 +1,138 @@
+/*
+ * t_vm_lab: short lab runs on a real guest, end to end.
+ *
+ * Guards: a mem run and a freeze run complete with every cycle OK; with
+ * 64 MiB dirty, sync=0 has no sync_filesystems phase and sync=1 has one;
+ * every latency is positive and the suspend-side phases never sum to more
+ * than the request-to-machine_suspend span they sit in; the JSON report is
+ * valid and holds every cycle.  Where the kernel has the at-risk report,
+ * each sync=0 suspend reports once, and its dirty figure lies within a
+ * stated tolerance of what fio left dirty: at most 2 MiB below (per-CPU
+ * vmstat counters fold lazily) and at most 8 MiB above (metadata, journal).
+ *
+ * Environment: KERNEL, INITRD, TOOLS_DISK (fio); SLAB_LOGDIR keeps logs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lab.h"
+#include "report.h"
+#include "tap.h"
+
+static const char *const suspend_side[] = {
+	"sync_filesystems", "freeze_processes", "dpm_prepare", "dpm_suspend",
+	"dpm_suspend_late", "dpm_suspend_noirq",
+};
+
+static void check_record(const struct cycle_record *rec)
+{
+	const struct cycle *c = &rec->c;
+	char what[96];
+	double sum = 0;
+	bool has_sync = cycle_phase_count(c, "sync_filesystems") > 0;
+
+	snprintf(what, sizeof(what), "%s sync=%d dirty=%lluM #%d", rec->state,
+		 rec->sync, (unsigned long long)(rec->dirty_target_bytes >> 20),
+		 rec->index + 1);
+	if (!tap_ok(c->verdict == VERDICT_OK, "%s: verdict %s", what,
+		    verdict_name(c->verdict)))
+		return;
+	tap_ok(has_sync == (rec->sync == 1), "%s: sync_filesystems phase %s",
+	       what, has_sync ? "present" : "absent");
+	tap_ok(rec->suspend_latency_s > 0 && rec->guest_suspend_latency_s > 0 &&
+	       rec->resume_latency_s > 0,
+	       "%s: latencies positive (suspend %.3f s via %s, guest %.3f s, resume %.3f s)",
+	       what, rec->suspend_latency_s, rec->suspend_latency_source,
+	       rec->guest_suspend_latency_s, rec->resume_latency_s);
+	for (unsigned int i = 0; i < sizeof(suspend_side) / sizeof(suspend_side[0]); i++) {
+		double s = cycle_phase_s(c, suspend_side[i]);
+
+		if (s > 0)
+			sum += s;
+	}
+	tap_ok(sum <= rec->guest_suspend_latency_s,
+	       "%s: suspend phases %.3f s fit in the %.3f s span", what, sum,
+	       rec->guest_suspend_latency_s);
+}
+
+static void check_at_risk(const struct cycle_record *rec, bool has_report)
+{
+	const struct cycle *c = &rec->c;
+	long long want = rec->dirty_target_bytes >> 10;
+
+	if (rec->sync || c->verdict != VERDICT_OK)
+		return;
+	if (!has_report) {
+		tap_skip("kernel has no at-risk report", "%s sync=0: at-risk figure",
+			 rec->state);
+		return;
+	}
+	tap_ok(c->skip_events == 1, "%s sync=0 dirty=%lluM: one suspend_sync_skipped event (%d)",
+	       rec->state, (unsigned long long)(rec->dirty_target_bytes >> 20),
+	       c->skip_events);
+	tap_ok(c->skip_dirty_kb >= want - 2048 && c->skip_dirty_kb <= want + 8192,
+	       "%s sync=0: kernel says %lld kB dirty at risk, fio wrote %lld kB (lab saw %lld kB)",
+	       rec->state, c->skip_dirty_kb, want, c->dirty_kb);
+}
+
+static int run(struct lab_opts *o, const char *name)
+{
+	struct lab_result r;
+	char json[600];
+	json_error_t err;
+	json_t *j;
+	int rc;
+
+	rc = lab_run(o, &r);
+	tap_ok(rc == 0 && r.n > 0, "%s run completes (%d cycles, rc %d)", name, r.n, rc);
+	for (int i = 0; i < r.n; i++) {
+		check_record(&r.rec[i]);
+		check_at_risk(&r.rec[i], r.at_risk_report);
+	}
+	snprintf(json, sizeof(json), "%s/%s.json", o->out_dir, name);
+	tap_ok(report_json(json, o, &r) == 0, "%s: JSON written", name);
+	j = json_load_file(json, 0, &err);
+	tap_ok(j && json_array_size(json_object_get(j, "cycles")) == (size_t)r.n,
+	       "%s: JSON valid and holds all %d cycles%s%s", name, r.n,
+	       j ? "" : ": ", j ? "" : err.text);
+	json_decref(j);
+	unlink(json);
+	lab_result_free(&r);
+	return rc;
+}
+
+int main(void)
+{
+	static char *argv[] = { "t_vm_lab", "--quiet", NULL };
+	char dir[] = "/tmp/t_vm_lab.XXXXXX";
+	struct lab_opts o;
+
+	if (!getenv("TOOLS_DISK")) {
+		tap_skip("TOOLS_DISK not set (make tools)", "lab runs");
+		return tap_done();
+	}
+	if (!mkdtemp(dir) || lab_parse_args(2, argv, &o)) {
+		tap_ok(false, "set-up");
+		return tap_done();
+	}
+	o.out_dir = dir;
+	o.keep_logs = getenv("SLAB_LOGDIR") != NULL;
+
+	o.n_states = 1;
+	o.states[0] = "mem";
+	o.n_dirty = 2;
+	o.dirty[0] = 0;
+	o.dirty[1] = 64ULL << 20;
+	o.cycles = 1;
+	run(&o, "mem");
+
+	o.states[0] = "freeze";
+	o.n_dirty = 1;
+	o.dirty[0] = 64ULL << 20;
+	run(&o, "freeze");
+
+	rmdir(dir);
+	return tap_done();
+}
