@@ -39,7 +39,7 @@ kernel-skipsync: deps
 $(GUEST):
 	mkdir -p $@
 
-$(GUEST)/%: guest/agent/%.c proto/agent_proto.c proto/agent_proto.h | $(GUEST)
+$(GUEST)/%: guest/agent/%.c proto/agent_proto.c proto/agent_proto.h proto/pattern.h | $(GUEST)
 	$(CC) $(GUEST_CFLAGS) -o $@ $< proto/agent_proto.c
 
 $(INITRD): guest/init guest/mkinitramfs.sh $(GUEST_BINS)

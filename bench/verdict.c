@@ -12,6 +12,7 @@ static const char *const names[VERDICT__COUNT] = {
 	[VERDICT_NOT_SUSPENDED] = "NotSuspended",
 	[VERDICT_QEMU_DIED] = "QemuDied",
 	[VERDICT_PROTOCOL] = "ProtocolError",
+	[VERDICT_FS_UNMOUNTABLE] = "FsUnmountable",
 };
 
 const char *verdict_name(enum verdict v)

@@ -16,6 +16,7 @@ enum verdict {
 	VERDICT_NOT_SUSPENDED,		/* returned, but never reached the platform */
 	VERDICT_QEMU_DIED,
 	VERDICT_PROTOCOL,		/* QMP or agent sent nonsense */
+	VERDICT_FS_UNMOUNTABLE,		/* after a power cut */
 	VERDICT__COUNT
 };
 

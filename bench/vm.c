@@ -383,6 +383,50 @@ void vm_report_death(struct vm *vm)
 		fprintf(stderr, "suspend-lab: logs in %s\n", vm->dir);
 }
 
+long vm_serial_size(struct vm *vm)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/serial.log", vm->dir);
+	return stat(path, &st) ? 0 : (long)st.st_size;
+}
+
+bool vm_serial_find(struct vm *vm, const char *needle, long from, char *buf, size_t n)
+{
+	char path[512], line[1024];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/serial.log", vm->dir);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fseek(f, from, SEEK_SET))
+		while (!found && fgets(line, sizeof(line), f))
+			if (strstr(line, needle)) {
+				found = true;
+				if (buf)
+					snprintf(buf, n, "%s", line);
+			}
+	fclose(f);
+	return found;
+}
+
+bool vm_serial_wait(struct vm *vm, const char *needle, long from, int timeout_ms)
+{
+	double deadline = qmp_now() + timeout_ms / 1000.0;
+
+	while (qmp_now() < deadline) {
+		if (vm_serial_find(vm, needle, from, NULL, 0))
+			return true;
+		if (!vm_alive(vm))
+			return false;
+		usleep(5000);
+	}
+	return false;
+}
+
 int vm_agent_send(struct vm *vm, const char *fmt, ...)
 {
 	char buf[AGENT_LINE_MAX];

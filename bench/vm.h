@@ -76,6 +76,14 @@ typedef void (*vm_line_fn)(void *ctx, enum agent_msg msg, char *rest);
 enum verdict vm_agent_request(struct vm *vm, const char *req, vm_line_fn fn,
 			      void *ctx, int timeout_ms, int *status);
 
+/* Bytes of the serial console log so far (where to start a search). */
+long vm_serial_size(struct vm *vm);
+/* Waits until needle appears in the serial log after offset from: true,
+ * or false on timeout or QEMU's death. */
+bool vm_serial_wait(struct vm *vm, const char *needle, long from, int timeout_ms);
+/* Copies the first line holding needle after offset from into buf. */
+bool vm_serial_find(struct vm *vm, const char *needle, long from, char *buf, size_t n);
+
 /* Kills every live VM; for signal handlers and atexit. */
 void vm_kill_all(void);
 

@@ -9,6 +9,9 @@
  *   RUN <shell command>           OUT <line>...   DONE status=<exit code>
  *   SET <path> <value>            DONE status=<0 or errno>
  *   GET <path>                    OUT <value>     DONE status=<0 or errno>
+ *   WRITE <path> <seed> <offset> <size> <fsync 0|1>
+ *                                 DONE status=<0 or errno>
+ *   VERIFY <path> <seed> <size>   OUT exists=0|1 size=.. good=..  DONE status=0
  *   SUSPEND <state>               REQUEST t_ns=.. dirty_kb=.. writeback_kb=..
  *                                 RESUMED t_ns=.. rc=<0 or errno>
  *                                 TRACE <ftrace line>...  KMSG <line>...

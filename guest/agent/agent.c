@@ -13,12 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agent_proto.h"
+#include "pattern.h"
 
 #define TRACE_DIR "/sys/kernel/tracing"
 
@@ -252,6 +254,103 @@ static void cmd_suspend(const char *state)
 	sendf("DONE status=%d", rc);
 }
 
+/* fsync the directory holding path, so a new name is durable too */
+static int fsync_parent(const char *path)
+{
+	char dir[512], *slash;
+	int fd, err = 0;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	*slash = '\0';
+	fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (fsync(fd))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* WRITE <path> <seed> <offset> <size> <fsync>: pattern bytes, buffered */
+static void cmd_write(const char *arg)
+{
+	static unsigned char buf[1 << 16];
+	unsigned long long seed, off, size, done = 0;
+	char path[512];
+	int sync_it, fd, err = 0;
+
+	if (sscanf(arg, "%511s %llu %llu %llu %d", path, &seed, &off, &size,
+		   &sync_it) != 5) {
+		sendf("DONE status=%d", EINVAL);
+		return;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		sendf("DONE status=%d", errno);
+		return;
+	}
+	while (!err && done < size) {
+		size_t n = size - done < sizeof(buf) ? size - done : sizeof(buf);
+		ssize_t w;
+
+		pattern_fill(seed, off + done, buf, n);
+		w = pwrite(fd, buf, n, off + done);
+		if (w < 0)
+			err = errno;
+		else
+			done += w;
+	}
+	if (!err && sync_it && fsync(fd))
+		err = errno;
+	if (close(fd) && !err)
+		err = errno;
+	if (!err && sync_it)
+		err = fsync_parent(path);
+	sendf("DONE status=%d", err);
+}
+
+/*
+ * VERIFY <path> <seed> <size>: judges every byte against the pattern.
+ * OUT exists=0|1 size=<actual> good=<bytes matching within [0, size)>
+ */
+static void cmd_verify(const char *arg)
+{
+	static unsigned char buf[1 << 16], want[1 << 16];
+	unsigned long long seed, size, off = 0, good = 0;
+	char path[512];
+	struct stat st;
+	int fd;
+
+	if (sscanf(arg, "%511s %llu %llu", path, &seed, &size) != 3) {
+		sendf("DONE status=%d", EINVAL);
+		return;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		sendf("OUT exists=0 size=0 good=0");
+		sendf("DONE status=0");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n <= 0)
+			break;
+		pattern_fill(seed, off, want, n);
+		for (ssize_t i = 0; i < n && off + i < size; i++)
+			good += buf[i] == want[i];
+		off += n;
+	}
+	close(fd);
+	sendf("OUT exists=1 size=%lld good=%llu", (long long)st.st_size, good);
+	sendf("DONE status=0");
+}
+
 static void dispatch(char *line)
 {
 	char *arg = line + strcspn(line, " ");
@@ -270,6 +369,10 @@ static void dispatch(char *line)
 		int err = send_file("OUT", arg, NULL);
 
 		sendf("DONE status=%d", err);
+	} else if (!strcmp(line, "WRITE")) {
+		cmd_write(arg);
+	} else if (!strcmp(line, "VERIFY")) {
+		cmd_verify(arg);
 	} else if (!strcmp(line, "SUSPEND")) {
 		cmd_suspend(arg);
 	} else {
