@@ -22,7 +22,8 @@ TOOLS := $(abspath $(GUEST)/tools.img)
 GUEST_BINS := $(GUEST)/agent $(GUEST)/knobtest
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Iproto
 
-.PHONY: all deps kernel kernel-skipsync guest tools bench run check clean
+.PHONY: all deps kernel kernel-skipsync guest tools bench run powercut \
+	powercut-bench check clean
 
 all: kernel guest tools bench
 
@@ -65,6 +66,20 @@ run: deps bench guest tools $(KERNEL_DEP)
 	bench/obj/suspend-lab --kernel $(KERNEL) --initrd $(INITRD) \
 		--tools-disk $(TOOLS) --out results $(if $(KEEP_LOGS),--keep-logs) $(LAB_ARGS)
 
+# Battery death: a quick look, and the benchmark (50 cuts per setting,
+# cut points mixed; about 15 minutes)
+PC_ARGS ?=
+powercut: deps bench guest tools $(KERNEL_DEP)
+	@mkdir -p results
+	bench/obj/power-cut --kernel $(KERNEL) --initrd $(INITRD) \
+		--tools-disk $(TOOLS) --out results $(PC_ARGS)
+
+powercut-bench: deps bench guest tools $(KERNEL_DEP)
+	@mkdir -p results/powercut-bench
+	time bench/obj/power-cut --kernel $(KERNEL) --initrd $(INITRD) \
+		--tools-disk $(TOOLS) --out results/powercut-bench --cycles 50 \
+		--cut mix --size 8M $(PC_ARGS)
+
 check: deps bench guest tools $(KERNEL_DEP) $(if $(KERNEL_DEP),kernel-skipsync)
 	@scripts/run-tests.sh \
 		"unit=$(MAKE) -s -C bench asan" \
@@ -72,6 +87,7 @@ check: deps bench guest tools $(KERNEL_DEP) $(if $(KERNEL_DEP),kernel-skipsync)
 		"$(if $(KERNEL_DEP),bisect=KVER=$(KVER) scripts/t_bisect.sh,bisect=echo 'ok 1 - every prefix of the series builds # SKIP KERNEL= given')" \
 		"vm-knob=$(VMENV) bench/obj/t_vm_knob" \
 		"vm-lab=$(VMENV) bench/obj/t_vm_lab" \
+		"vm-powercut=$(VMENV) bench/obj/t_vm_powercut" \
 		"$(if $(KERNEL_DEP),skipsync=KERNEL=$(SKIPSYNC_KERNEL) INITRD=$(INITRD) EXPECT_DEFAULT=0 KNOB_ONLY=1 bench/obj/t_vm_knob,skipsync=echo 'ok 1 - CONFIG_SUSPEND_SKIP_SYNC=y build # SKIP KERNEL= given: only our own build has the variant')"
 
 clean:

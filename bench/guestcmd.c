@@ -56,6 +56,8 @@ int guest_cmd(struct vm *vm, int timeout_ms, char **out, const char *fmt, ...)
 		free(b.s);
 		return v != VERDICT_OK ? -(int)v : status;
 	}
+	if (b.s && b.len)
+		b.s[b.len - 1] = '\0';	/* no trailing newline */
 	if (out)
 		*out = b.s ? b.s : strdup("");
 	else

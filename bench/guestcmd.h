@@ -7,7 +7,8 @@
 /*
  * Sends one agent request ("RUN ...", "WRITE ...") built from fmt; 0 when
  * it completed with status 0, else prints why and returns non-zero.  The
- * OUT lines, if out is non-NULL, come back in *out (free it).
+ * OUT lines, if out is non-NULL, come back in *out, one per line without
+ * a final newline (free it).
  */
 int guest_cmd(struct vm *vm, int timeout_ms, char **out, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -23,6 +23,7 @@ static const char *const cut_names[CUT__COUNT] = {
 static const char *const fv_names[] = {
 	[FV_INTACT] = "intact", [FV_MISSING] = "missing",
 	[FV_TRUNCATED] = "truncated", [FV_CORRUPTED] = "corrupted",
+	[FV_NOT_JUDGED] = "not-judged",
 };
 
 const char *cut_name(enum cut_point c)
@@ -32,7 +33,7 @@ const char *cut_name(enum cut_point c)
 
 const char *file_verdict_name(enum file_verdict v)
 {
-	return v <= FV_CORRUPTED ? fv_names[v] : "?";
+	return v <= FV_NOT_JUDGED ? fv_names[v] : "?";
 }
 
 enum file_verdict pc_judge(uint64_t want, bool exists, uint64_t actual,
@@ -67,6 +68,7 @@ static void add_file(struct pc_record *r, const char *path, const char *kind,
 	f->seed = seed;
 	f->size = size;
 	f->fsync = fsync;
+	f->v = FV_NOT_JUDGED;
 }
 
 /* The dataset: varied new files, an append to a durable file, a rename, a
@@ -272,12 +274,15 @@ static void verify_fio(struct vm *vm, struct pc_record *r)
 	}
 	f->actual = sz;
 	r->fio_verify = 0;
+	out = NULL;
 	if (ex && sz == (long long)f->size &&
-	    !G(vm, 120, NULL, "RUN " FIO " --name=cut --filename=" MNT "/%s --rw=write"
+	    !G(vm, 120, &out, "RUN " FIO " --name=cut --filename=" MNT "/%s --rw=write"
 	       " --bs=64k --size=%llu --ioengine=psync --thread --verify=crc32c"
-	       " --verify_only --verify_state_load=0 --output-format=terse >/dev/null 2>&1",
+	       " --verify_only --verify_state_load=0 --output-format=terse"
+	       " >/dev/null 2>&1 && echo verify=ok || echo verify=failed",
 	       f->path, (unsigned long long)f->size))
-		r->fio_verify = 1;
+		r->fio_verify = !strcmp(out, "verify=ok");
+	free(out);
 	f->good = r->fio_verify ? f->size : 0;
 	f->v = !ex ? FV_MISSING : r->fio_verify ? FV_INTACT :
 	       sz < (long long)f->size ? FV_TRUNCATED : FV_CORRUPTED;
@@ -361,6 +366,10 @@ int pc_cycle(const struct pc_opts *o, int index, struct pc_record *r)
 	r->verdict = boot(o, &vm, img, true, "before", index);
 	if (r->verdict)
 		goto out;
+	snprintf(r->kernel_release, sizeof(r->kernel_release), "%s", vm.release);
+	snprintf(r->qemu_version, sizeof(r->qemu_version), "%s",
+		 qmp_qemu_version(vm.qmp) ? qmp_qemu_version(vm.qmp) : "?");
+	snprintf(r->knob, sizeof(r->knob), "%s", vm.knob);
 	if (G(&vm, 30, NULL, "RUN mount -t ext4 LABEL=ssdata " MNT " && "
 	      "sysctl -q -w vm.dirty_writeback_centisecs=0 vm.dirty_expire_centisecs=360000 "
 	      "vm.dirty_ratio=90 vm.dirty_background_ratio=80 && "

@@ -12,7 +12,10 @@
 #include "lab.h"
 
 enum cut_point { CUT_REQUEST, CUT_SYNC, CUT_SUSPENDED, CUT__COUNT };
-enum file_verdict { FV_INTACT, FV_MISSING, FV_TRUNCATED, FV_CORRUPTED };
+enum file_verdict {
+	FV_INTACT, FV_MISSING, FV_TRUNCATED, FV_CORRUPTED,
+	FV_NOT_JUDGED,			/* the cycle failed before the oracle ran */
+};
 /* oracle self-tests: make the oracle see damage it must report */
 enum pc_tamper { TAMPER_NONE, TAMPER_MANIFEST, TAMPER_IMAGE };
 
@@ -44,6 +47,7 @@ struct pc_file {
 };
 
 struct pc_record {
+	char kernel_release[128], qemu_version[32], knob[64];
 	const char *state;
 	int sync;
 	enum cut_point cut;
@@ -56,7 +60,7 @@ struct pc_record {
 	long long dirty_kb_at_cut;	/* /proc/meminfo at the request */
 	long long kernel_at_risk_kb;	/* "PM: Sync skipped" dirty+writeback; -1 */
 	uint64_t bytes_lost;
-	int n[4];			/* per file_verdict */
+	int n[FV_NOT_JUDGED + 1];	/* per file_verdict */
 	bool fsync_intact;
 	int n_files;
 	struct pc_file files[PC_MAX_FILES];
