@@ -23,7 +23,7 @@ GUEST_BINS := $(GUEST)/agent $(GUEST)/knobtest
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Iproto
 
 .PHONY: all deps kernel kernel-skipsync guest tools bench run powercut \
-	powercut-bench check clean
+	powercut-bench evidence check clean
 
 all: kernel guest tools bench
 
@@ -80,10 +80,16 @@ powercut-bench: deps bench guest tools $(KERNEL_DEP)
 		--tools-disk $(TOOLS) --out results/powercut-bench --cycles 50 \
 		--cut mix --size 8M $(PC_ARGS)
 
+# The series' evidence: a fixed experiment (every profile, power cuts), its
+# section written into the cover letter and the README (about 15 minutes)
+evidence: deps bench guest tools $(KERNEL_DEP)
+	time KVER=$(KVER) scripts/evidence.sh $(KERNEL) $(INITRD) $(TOOLS)
+
 check: deps bench guest tools $(KERNEL_DEP) $(if $(KERNEL_DEP),kernel-skipsync)
 	@scripts/run-tests.sh \
 		"unit=$(MAKE) -s -C bench asan" \
 		"series=KVER=$(KVER) scripts/t_series.sh" \
+		"evidence=KVER=$(KVER) scripts/t_evidence.sh" \
 		"$(if $(KERNEL_DEP),bisect=KVER=$(KVER) scripts/t_bisect.sh,bisect=echo 'ok 1 - every prefix of the series builds # SKIP KERNEL= given')" \
 		"vm-knob=$(VMENV) bench/obj/t_vm_knob" \
 		"vm-lab=$(VMENV) bench/obj/t_vm_lab" \

@@ -1,0 +1,49 @@
+#!/bin/bash
+# The series' evidence: one fixed experiment on the patched kernel, turned
+# into a short section (table + plot) that the cover letter and the README
+# carry.  Every number comes from the lab's JSON; the section ends with a
+# fingerprint of the series and the lab (scripts/fingerprint.sh) that
+# `make check` recomputes, so stale numbers cannot ship silently.
+#
+# Usage: scripts/evidence.sh KERNEL INITRD TOOLS_DISK
+#   EVIDENCE_CYCLES (default 3), EVIDENCE_CUTS (default 10) size the run.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernel=$1 initrd=$2 tools=$3
+KVER=${KVER:-6.1}
+cycles=${EVIDENCE_CYCLES:-3}
+cuts=${EVIDENCE_CUTS:-10}
+out=$top/results/evidence
+profiles="nvme sata hdd emmc sd"
+rm -rf "$out"
+mkdir -p "$out"
+start=$(date +%s)
+
+# 1. latency: mem (S3), sync off and on, a dirty sweep, every disk profile
+for p in $profiles; do
+	echo "evidence: latency, profile $p" >&2
+	"$top/bench/obj/suspend-lab" --kernel "$kernel" --initrd "$initrd" \
+		--tools-disk "$tools" --out "$out/$p" --state mem --sync both \
+		--dirty 0,64M,256M --cycles "$cycles" --profile "$p" --quiet >/dev/null
+done
+cp "$out/emmc/latency.svg" "$top/docs/evidence-latency-emmc.svg"
+
+# 2. power cuts: both settings, cut points mixed, eMMC
+echo "evidence: $cuts power cuts per setting" >&2
+"$top/bench/obj/power-cut" --kernel "$kernel" --initrd "$initrd" \
+	--tools-disk "$tools" --out "$out/powercut" --cycles "$cuts" --cut mix \
+	--size 8M --quiet >/dev/null || true
+
+# 3. the section
+KVER=$KVER EVIDENCE_MIN=$(( ($(date +%s) - start) / 60 )) \
+	"$top/scripts/evidence-section.sh" "$out" "$cycles" "$cuts" > "$out/EVIDENCE.txt"
+
+# 4. into the cover letter and the README, between their markers
+for f in "$top/patches/$KVER/0000-cover-letter.patch" "$top/README.md"; do
+	awk -v sec="$out/EVIDENCE.txt" '
+		/^\[evidence: begin\]/ { print; while ((getline l < sec) > 0) print l; skip = 1; next }
+		/^\[evidence: end\]/ { skip = 0 }
+		!skip { print }' "$f" > "$f.tmp"
+	mv "$f.tmp" "$f"
+done
+cat "$out/EVIDENCE.txt"
