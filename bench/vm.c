@@ -439,16 +439,7 @@ int vm_agent_send(struct vm *vm, const char *fmt, ...)
 	if (n < 0 || n >= (int)sizeof(buf) - 1)
 		return -1;
 	buf[n++] = '\n';
-	for (int o = 0; o < n; ) {
-		ssize_t w = write(vm->agent, buf + o, n - o);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		o += w;
-	}
-	return 0;
+	return agent_write_all(vm->agent, buf, n);
 }
 
 int vm_agent_line(struct vm *vm, char *line, size_t n, int timeout_ms)

@@ -4,6 +4,27 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+int agent_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			return -1;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
 
 static const char *const names[] = {
 	[AGENT_MSG_UNKNOWN] = "?",

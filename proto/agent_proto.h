@@ -41,6 +41,9 @@ enum agent_msg {
 	AGENT_MSG_KMSG,
 };
 
+/* write() until all of buf is out, retrying EINTR; 0 or -1 with errno. */
+int agent_write_all(int fd, const void *buf, size_t len);
+
 /* Splits "TAG rest" in place: returns the tag, *rest points after it. */
 enum agent_msg agent_msg_parse(char *line, char **rest);
 const char *agent_msg_name(enum agent_msg m);

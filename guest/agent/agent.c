@@ -46,17 +46,9 @@ static void klog(const char *fmt, ...)
 
 static void send_all(const char *buf, size_t len)
 {
-	while (len) {
-		ssize_t n = write(port, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			klog("write to port failed: %s\n", strerror(errno));
-			exit(1);
-		}
-		buf += n;
-		len -= n;
+	if (agent_write_all(port, buf, len)) {
+		klog("write to port failed: %s\n", strerror(errno));
+		exit(1);
 	}
 }
 
