@@ -1,9 +1,16 @@
 # suspend-sync: the kernel.suspend_sync series, its guest, and the lab.
 #   make run     build what is missing, boot, measure, report
 #   make check   the test suite (ends with "N passed, N failed, N skipped")
-# KVER=6.1 picks the kernel tree; KERNEL=/path/to/bzImage tests your kernel.
+# KVER=6.1 or KVER=6.12 picks the kernel tree (make check without KVER tests
+# both); KERNEL=/path/to/bzImage tests your kernel.
 
-KVER ?= 6.1
+TREES := 6.1 6.12
+ifeq ($(origin KVER),undefined)
+KVER := 6.1
+CHECK_TREES := $(TREES)
+else
+CHECK_TREES := $(KVER)
+endif
 B := build
 GUEST := $(B)/guest
 INITRD := $(abspath $(GUEST)/initramfs.cpio.gz)
@@ -15,6 +22,7 @@ KERNEL := $(abspath $(B)/obj-$(KVER)-default/arch/x86/boot/bzImage)
 KERNEL_DEP := kernel
 else
 KERNEL := $(abspath $(KERNEL))
+CHECK_TREES := $(KVER)
 endif
 SKIPSYNC_KERNEL := $(abspath $(B)/obj-$(KVER)-skipsync/arch/x86/boot/bzImage)
 
@@ -23,7 +31,7 @@ GUEST_BINS := $(GUEST)/agent $(GUEST)/knobtest
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Iproto
 
 .PHONY: all deps kernel kernel-skipsync guest tools bench run powercut \
-	powercut-bench evidence check clean
+	powercut-bench evidence check check-deps check-kernels clean
 
 all: kernel guest tools bench
 
@@ -85,16 +93,32 @@ powercut-bench: deps bench guest tools $(KERNEL_DEP)
 evidence: deps bench guest tools $(KERNEL_DEP)
 	time KVER=$(KVER) scripts/evidence.sh $(KERNEL) $(INITRD) $(TOOLS)
 
-check: deps bench guest tools $(KERNEL_DEP) $(if $(KERNEL_DEP),kernel-skipsync)
+# One tree's test groups; $(1) is the tree.  With KERNEL= only the kernel
+# given is booted, and the checks that need our own builds are skipped.
+tree_kernel = $(if $(KERNEL_DEP),$(abspath $(B)/obj-$(1)-default/arch/x86/boot/bzImage),$(KERNEL))
+tree_vmenv = KERNEL=$(call tree_kernel,$(1)) INITRD=$(INITRD) TOOLS_DISK=$(TOOLS) $(if $(KEEP_LOGS),SLAB_LOGDIR=$(abspath results/logs))
+define tree_groups
+	"$(1)/series=KVER=$(1) scripts/t_series.sh" \
+	"$(1)/evidence=KVER=$(1) scripts/t_evidence.sh" \
+	"$(if $(KERNEL_DEP),$(1)/bisect=KVER=$(1) scripts/t_bisect.sh,$(1)/bisect=echo 'ok 1 - every prefix of the series builds # SKIP KERNEL= given')" \
+	"$(1)/vm-knob=$(call tree_vmenv,$(1)) bench/obj/t_vm_knob" \
+	"$(1)/vm-lab=$(call tree_vmenv,$(1)) bench/obj/t_vm_lab" \
+	"$(1)/vm-powercut=$(call tree_vmenv,$(1)) bench/obj/t_vm_powercut" \
+	"$(if $(KERNEL_DEP),$(1)/skipsync=KERNEL=$(abspath $(B)/obj-$(1)-skipsync/arch/x86/boot/bzImage) INITRD=$(INITRD) EXPECT_DEFAULT=0 KNOB_ONLY=1 bench/obj/t_vm_knob,$(1)/skipsync=echo 'ok 1 - CONFIG_SUSPEND_SKIP_SYNC=y build # SKIP KERNEL= given: only our own build has the variant')"
+endef
+
+check-deps:
+	@KVER="$(CHECK_TREES)" scripts/deps.sh all
+
+# Both variants of every tree under test, before any test runs.
+check-kernels: check-deps
+	@$(if $(KERNEL_DEP),set -e; for t in $(CHECK_TREES); do \
+		$(MAKE) -s KVER=$$t kernel kernel-skipsync; done,:)
+
+check: check-deps bench guest tools check-kernels
 	@scripts/run-tests.sh \
 		"unit=$(MAKE) -s -C bench asan" \
-		"series=KVER=$(KVER) scripts/t_series.sh" \
-		"evidence=KVER=$(KVER) scripts/t_evidence.sh" \
-		"$(if $(KERNEL_DEP),bisect=KVER=$(KVER) scripts/t_bisect.sh,bisect=echo 'ok 1 - every prefix of the series builds # SKIP KERNEL= given')" \
-		"vm-knob=$(VMENV) bench/obj/t_vm_knob" \
-		"vm-lab=$(VMENV) bench/obj/t_vm_lab" \
-		"vm-powercut=$(VMENV) bench/obj/t_vm_powercut" \
-		"$(if $(KERNEL_DEP),skipsync=KERNEL=$(SKIPSYNC_KERNEL) INITRD=$(INITRD) EXPECT_DEFAULT=0 KNOB_ONLY=1 bench/obj/t_vm_knob,skipsync=echo 'ok 1 - CONFIG_SUSPEND_SKIP_SYNC=y build # SKIP KERNEL= given: only our own build has the variant')"
+		$(foreach t,$(CHECK_TREES),$(call tree_groups,$(t)))
 
 clean:
 	rm -rf $(B) results

@@ -13,8 +13,11 @@ lab) want="$lab" ;;
 all) want="$build $lab" ;;
 *) echo "deps.sh: unknown set '$1' (valid: build, lab, all)" >&2; exit 2 ;;
 esac
-# The kernel source tarball comes from linux-source-<KVER>.
-[ -n "${KVER:-}" ] && want="$want linux-source-$KVER"
+# The kernel source tarballs come from linux-source-<KVER>; KVER may list
+# several trees ("6.1 6.12").
+for k in ${KVER:-}; do
+	want="$want linux-source-$k"
+done
 
 missing=
 for p in $want; do

@@ -65,8 +65,8 @@ j=$out/emmc/latency.json
 		  + " \([ $k[] | select(.lost_bytes <= .kernel_at_risk_kb * 1024) ] | length)"
 		  + " of them."' "$out/powercut/powercut.json"
 	echo
-	echo "Plot: docs/evidence-latency-emmc.svg.  Regenerate: make evidence"
-	echo "(${EVIDENCE_MIN:-?} min here)."
+	echo "Plot: docs/evidence-$KVER-latency-emmc.svg.  Regenerate: make evidence"
+	echo "KVER=$KVER (${EVIDENCE_MIN:-?} min here)."
 	echo "fingerprint: $fp"
 }
 

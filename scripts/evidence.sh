@@ -5,7 +5,8 @@
 # fingerprint of the series and the lab (scripts/fingerprint.sh) that
 # `make check` recomputes, so stale numbers cannot ship silently.
 #
-# Usage: scripts/evidence.sh KERNEL INITRD TOOLS_DISK
+# Usage: KVER=6.1 scripts/evidence.sh KERNEL INITRD TOOLS_DISK
+# Each tree's cover letter gets its own section; the README shows 6.1's.
 #   EVIDENCE_CYCLES (default 3), EVIDENCE_CUTS (default 10) size the run.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,7 +14,8 @@ kernel=$1 initrd=$2 tools=$3
 KVER=${KVER:-6.1}
 cycles=${EVIDENCE_CYCLES:-3}
 cuts=${EVIDENCE_CUTS:-10}
-out=$top/results/evidence
+README_KVER=6.1	# the tree whose evidence the README shows
+out=$top/results/evidence-$KVER
 profiles="nvme sata hdd emmc sd"
 rm -rf "$out"
 mkdir -p "$out"
@@ -26,7 +28,8 @@ for p in $profiles; do
 		--tools-disk "$tools" --out "$out/$p" --state mem --sync both \
 		--dirty 0,64M,256M --cycles "$cycles" --profile "$p" --quiet >/dev/null
 done
-cp "$out/emmc/latency.svg" "$top/docs/evidence-latency-emmc.svg"
+mkdir -p "$top/docs"
+cp "$out/emmc/latency.svg" "$top/docs/evidence-$KVER-latency-emmc.svg"
 
 # 2. power cuts: both settings, cut points mixed, eMMC
 echo "evidence: $cuts power cuts per setting" >&2
@@ -38,8 +41,14 @@ echo "evidence: $cuts power cuts per setting" >&2
 KVER=$KVER EVIDENCE_MIN=$(( ($(date +%s) - start) / 60 )) \
 	"$top/scripts/evidence-section.sh" "$out" "$cycles" "$cuts" > "$out/EVIDENCE.txt"
 
-# 4. into the cover letter and the README, between their markers
-for f in "$top/patches/$KVER/0000-cover-letter.patch" "$top/README.md"; do
+# 4. into the tree's cover letter and, for the default tree, the README
+targets="$top/patches/$KVER/0000-cover-letter.patch"
+[ "$KVER" = "$README_KVER" ] && targets="$targets $top/README.md"
+for f in $targets; do
+	if ! grep -q '^\[evidence: begin\]' "$f" || ! grep -q '^\[evidence: end\]' "$f"; then
+		echo "evidence.sh: $f has no [evidence: begin]/[evidence: end] markers" >&2
+		exit 1
+	fi
 	awk -v sec="$out/EVIDENCE.txt" '
 		/^\[evidence: begin\]/ { print; while ((getline l < sec) > 0) print l; skip = 1; next }
 		/^\[evidence: end\]/ { skip = 0 }
