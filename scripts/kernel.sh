@@ -102,6 +102,9 @@ fi
 # 4. Build.
 log "building bzImage in $obj"
 start=$(date +%s)
-make -C "$src" O="$obj" -j"$(nproc)" bzImage 2>&1 | grep --line-buffered -v -E '^make(\[[0-9]+\])?: (Entering|Leaving)' >&2
+# grep finds nothing to print when make -s has nothing to do: only make's
+# status counts (pipefail).
+make -C "$src" O="$obj" -j"$(nproc)" bzImage 2>&1 |
+	{ grep --line-buffered -v -E '^make(\[[0-9]+\])?: (Entering|Leaving)' >&2 || true; }
 log "bzImage ready after $(($(date +%s) - start)) s"
 echo "$obj/arch/x86/boot/bzImage"
