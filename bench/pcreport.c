@@ -35,6 +35,7 @@ void pc_report_table(FILE *f, const struct pc_run *run)
 		unsigned long long written = 0, at_risk = 0, lost = 0, kernel = 0;
 		int n = 0, cuts = 0, fs_ok = 0, fsync_ok = 0, nv[FV_NOT_JUDGED + 1] = { 0 };
 		int bounded = 0, with_kernel = 0;
+		long long slack = 0;
 
 		for (int i = 0; i < run->n; i++) {
 			const struct pc_record *r = &run->rec[i];
@@ -55,7 +56,9 @@ void pc_report_table(FILE *f, const struct pc_run *run)
 			if (r->kernel_at_risk_kb >= 0) {
 				with_kernel++;
 				kernel += r->kernel_at_risk_kb * 1024ULL;
-				bounded += r->bytes_lost <= r->kernel_at_risk_kb * 1024ULL;
+				bounded += pc_loss_within_risk(r);
+				if (r->at_risk_slack_kb > slack)
+					slack = r->at_risk_slack_kb;
 			}
 		}
 		if (!cuts)
@@ -68,8 +71,9 @@ void pc_report_table(FILE *f, const struct pc_run *run)
 		fprintf(f, "  fsync'd data intact in %d/%d, filesystem clean in %d/%d\n",
 			fsync_ok, n, fs_ok, n);
 		if (with_kernel)
-			fprintf(f, "  kernel said %llu bytes at risk in %d cuts; loss within it in %d/%d\n",
-				kernel, with_kernel, bounded, with_kernel);
+			fprintf(f, "  kernel said %llu bytes at risk in %d cuts; loss within it"
+				" (counter slack %lld kB) in %d/%d\n",
+				kernel, with_kernel, slack, bounded, with_kernel);
 	}
 	fprintf(f, "\ncycle sync cut       offset_ms verdict  written_B    dirty_kB lost_B     int mis tru cor fsync fsck\n");
 	for (int i = 0; i < run->n; i++) {
@@ -108,7 +112,7 @@ static json_t *j_record(const struct pc_record *r, int i)
 	for (int k = 0; k < r->n_files; k++)
 		json_array_append_new(files, j_file(&r->files[k]));
 	return json_pack("{s:i, s:s, s:i, s:s, s:o, s:s, s:b, s:b, s:b, s:o,"
-			 " s:I, s:o, s:o, s:I, s:i, s:i, s:i, s:i, s:b, s:o}",
+			 " s:I, s:o, s:o, s:o, s:I, s:i, s:i, s:i, s:i, s:b, s:o}",
 			 "cycle", i + 1, "state", r->state, "sync", r->sync,
 			 "cut", cut_name(r->cut),
 			 "cut_offset_ms", r->cut_offset_ms >= 0 ?
@@ -121,6 +125,7 @@ static json_t *j_record(const struct pc_record *r, int i)
 			 "written_bytes", (json_int_t)r->bytes_written,
 			 "dirty_at_cut_kb", j_opt_kb(r->dirty_kb_at_cut),
 			 "kernel_at_risk_kb", j_opt_kb(r->kernel_at_risk_kb),
+			 "at_risk_slack_kb", j_opt_kb(r->at_risk_slack_kb),
 			 "lost_bytes", (json_int_t)r->bytes_lost,
 			 "files_intact", r->n[FV_INTACT], "files_missing", r->n[FV_MISSING],
 			 "files_truncated", r->n[FV_TRUNCATED],
@@ -169,7 +174,7 @@ int pc_report_csv(const char *path, const struct pc_run *run)
 		return -1;
 	}
 	fprintf(f, "cycle,state,sync,cut,cut_offset_ms,verdict,written_bytes,"
-		"dirty_at_cut_kb,kernel_at_risk_kb,lost_bytes,files_intact,"
+		"dirty_at_cut_kb,kernel_at_risk_kb,at_risk_slack_kb,lost_bytes,files_intact,"
 		"files_missing,files_truncated,files_corrupted,fsync_intact,"
 		"fs_clean,fio_verify\n");
 	for (int i = 0; i < run->n; i++) {
@@ -182,6 +187,9 @@ int pc_report_csv(const char *path, const struct pc_run *run)
 			(unsigned long long)r->bytes_written, r->dirty_kb_at_cut);
 		if (r->kernel_at_risk_kb >= 0)
 			fprintf(f, "%lld", r->kernel_at_risk_kb);
+		fputc(',', f);
+		if (r->at_risk_slack_kb >= 0)
+			fprintf(f, "%lld", r->at_risk_slack_kb);
 		fprintf(f, ",%llu,%d,%d,%d,%d,%d,%d,", (unsigned long long)r->bytes_lost,
 			r->n[FV_INTACT], r->n[FV_MISSING], r->n[FV_TRUNCATED],
 			r->n[FV_CORRUPTED], r->fsync_intact, r->fs_clean);

@@ -59,6 +59,7 @@ struct pc_record {
 	uint64_t bytes_written;
 	long long dirty_kb_at_cut;	/* /proc/meminfo at the request */
 	long long kernel_at_risk_kb;	/* "PM: Sync skipped" dirty+writeback; -1 */
+	long long at_risk_slack_kb;	/* how far those counters may lag; -1 */
 	uint64_t bytes_lost;
 	int n[FV_NOT_JUDGED + 1];	/* per file_verdict */
 	bool fsync_intact;
@@ -71,6 +72,16 @@ const char *file_verdict_name(enum file_verdict v);
 /* Judges one file from what VERIFY saw. */
 enum file_verdict pc_judge(uint64_t want, bool exists, uint64_t actual,
 			   uint64_t good);
+
+/*
+ * The most that Dirty + Writeback may read below the truth: both are
+ * global vmstat counters, and each CPU holds back up to its stat threshold
+ * of pages before folding them in.  From the guest's "cpus=N threshold=T"
+ * (pages); -1 if unparsable.
+ */
+long long pc_counter_slack_kb(const char *out);
+/* Lost no more than the kernel said was at risk, give or take that slack. */
+bool pc_loss_within_risk(const struct pc_record *r);
 
 /* One power-cut cycle on a fresh disk image; 0 if the cycle ran. */
 int pc_cycle(const struct pc_opts *o, int index, struct pc_record *rec);
