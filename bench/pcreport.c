@@ -112,7 +112,7 @@ static json_t *j_record(const struct pc_record *r, int i)
 	for (int k = 0; k < r->n_files; k++)
 		json_array_append_new(files, j_file(&r->files[k]));
 	return json_pack("{s:i, s:s, s:i, s:s, s:o, s:s, s:b, s:b, s:b, s:o,"
-			 " s:I, s:o, s:o, s:o, s:I, s:i, s:i, s:i, s:i, s:b, s:o}",
+			 " s:I, s:o, s:o, s:o, s:o, s:I, s:i, s:i, s:i, s:i, s:b, s:o}",
 			 "cycle", i + 1, "state", r->state, "sync", r->sync,
 			 "cut", cut_name(r->cut),
 			 "cut_offset_ms", r->cut_offset_ms >= 0 ?
@@ -126,6 +126,8 @@ static json_t *j_record(const struct pc_record *r, int i)
 			 "dirty_at_cut_kb", j_opt_kb(r->dirty_kb_at_cut),
 			 "kernel_at_risk_kb", j_opt_kb(r->kernel_at_risk_kb),
 			 "at_risk_slack_kb", j_opt_kb(r->at_risk_slack_kb),
+			 "loss_within_risk", r->kernel_at_risk_kb >= 0 ?
+				json_boolean(pc_loss_within_risk(r)) : json_null(),
 			 "lost_bytes", (json_int_t)r->bytes_lost,
 			 "files_intact", r->n[FV_INTACT], "files_missing", r->n[FV_MISSING],
 			 "files_truncated", r->n[FV_TRUNCATED],

@@ -65,7 +65,7 @@ j=$out/emmc/latency.json
 		  + " \([ $k[] | select(.lost_bytes <= .kernel_at_risk_kb * 1024) ] | length)"
 		  + " of them, and within it plus\n  the slack of its per-CPU counters"
 		  + " (up to \([ $k[].at_risk_slack_kb // 0 ] | max) kB) in"
-		  + " \([ $k[] | select(.lost_bytes <= (.kernel_at_risk_kb + (.at_risk_slack_kb // 0)) * 1024) ] | length)."' "$out/powercut/powercut.json"
+		  + " \([ $k[] | select(.loss_within_risk) ] | length)."' "$out/powercut/powercut.json"
 	echo
 	echo "Plot: docs/evidence-$KVER-latency-emmc.svg.  Regenerate: make evidence"
 	echo "KVER=$KVER (${EVIDENCE_MIN:-?} min here)."
