@@ -42,7 +42,7 @@ KVER=$KVER EVIDENCE_MIN=$(( ($(date +%s) - start) / 60 )) \
 	"$top/scripts/evidence-section.sh" "$out" "$cycles" "$cuts" > "$out/EVIDENCE.txt"
 
 # 4. into the tree's cover letter and, for the default tree, the README
-targets="$top/patches/$KVER/0000-cover-letter.patch"
+targets="$top/patches/$KVER/suspend-sync/0000-cover-letter.patch"
 [ "$KVER" = "$README_KVER" ] && targets="$targets $top/README.md"
 for f in $targets; do
 	if ! grep -q '^\[evidence: begin\]' "$f" || ! grep -q '^\[evidence: end\]' "$f"; then

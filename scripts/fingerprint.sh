@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 KVER=${KVER:-6.1}
 {
-	ls patches/"$KVER"/000[1-9]-*.patch
+	ls patches/"$KVER"/*/000[1-9]-*.patch
 	git ls-files -co --exclude-standard bench proto guest | grep -E '\.(c|h|sh|config)$|/Makefile$|^guest/init$'
 	echo scripts/evidence.sh; echo scripts/evidence-section.sh
 } | LC_ALL=C sort -u | while read -r f; do

@@ -11,7 +11,7 @@ KVER=${KVER:-6.1}
 want=$(KVER=$KVER "$top/scripts/fingerprint.sh")
 n=0 failed=0
 echo "TAP version 13"
-files="patches/$KVER/0000-cover-letter.patch"
+files="patches/$KVER/suspend-sync/0000-cover-letter.patch"
 # The README shows the default tree's evidence (see scripts/evidence.sh).
 [ "$KVER" = 6.1 ] && files="$files README.md"
 for f in $files; do

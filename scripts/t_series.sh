@@ -1,16 +1,18 @@
 #!/bin/bash
-# t_series: the patch series as a distribution receives it (TAP).
+# t_series: the patch series as a distribution receives them (TAP).
 #
-# Guards: every patch passes checkpatch --strict with no error, warning or
-# check; carries Signed-off-by; the series applies without fuzz to a fresh
-# extraction of the tarball; the cover letter is an RFC; and sysctl-docs/
-# is exactly the text the series adds to Documentation/.
+# Guards, for every series of the tree (patches/series): every patch passes
+# checkpatch --strict with no error, warning or check; carries
+# Signed-off-by; the series apply in order without fuzz to a fresh
+# extraction of the tarball; each cover letter is an RFC; and each docs
+# mirror (a folder with a MIRROR file) is exactly the text its series adds
+# to Documentation/.
 #
 # Usage: KVER=6.1 scripts/t_series.sh   (needs build/src-$KVER for checkpatch)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/series.sh"
 KVER=${KVER:-6.1}
-series=$top/patches/$KVER
 tree=$top/build/src-$KVER
 n=0 failed=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
@@ -18,68 +20,93 @@ skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 diag() { sed 's/^/# /'; }
 
 echo "TAP version 13"
-mapfile -t patches < <(find "$series" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort)
-cover=$series/0000-cover-letter.patch
-[ ${#patches[@]} -gt 0 ]; ok $? "series $KVER has patches (${#patches[@]})"
-grep -q '^Subject: \[RFC PATCH 0/' "$cover" 2>/dev/null; ok $? "cover letter is an RFC 0/N"
+mapfile -t names < <(for s in $(series_names); do [ -d "$top/patches/$KVER/$s" ] && echo "$s"; done)
+[ ${#names[@]} -gt 0 ]; ok $? "tree $KVER has series (${names[*]})"
+mapfile -t all < <(series_patches "$KVER")
+
+for s in "${names[@]}"; do
+	mapfile -t patches < <(series_patches "$KVER" "$s")
+	[ ${#patches[@]} -gt 0 ]; ok $? "$s: has patches (${#patches[@]})"
+	grep -q "^Subject: \[RFC PATCH 0/${#patches[@]}\]" "$top/patches/$KVER/$s/0000-cover-letter.patch" 2>/dev/null
+	ok $? "$s: cover letter is an RFC 0/${#patches[@]}"
+	for p in "${patches[@]}"; do
+		grep -q "^Subject: \[RFC PATCH [0-9]*/${#patches[@]}\]" "$p"
+		ok $? "$s: $(basename "$p") is numbered within ${#patches[@]}"
+	done
+done
 
 # checkpatch --strict: 0 errors, 0 warnings, 0 checks, per patch
 if [ -x "$tree/scripts/checkpatch.pl" ]; then
-	for p in "${patches[@]}"; do
+	for p in "${all[@]}"; do
 		out=$(cd "$tree" && ./scripts/checkpatch.pl --strict --no-color "$p" 2>&1)
 		echo "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks'
 		r=$?
 		[ $r -eq 0 ] || echo "$out" | diag
-		ok $r "checkpatch --strict clean: $(basename "$p")"
+		ok $r "checkpatch --strict clean: ${p#"$top"/patches/}"
 	done
 else
 	skip "checkpatch --strict" "no kernel tree at $tree (run make kernel)"
 fi
 
-for p in "${patches[@]}"; do
+for p in "${all[@]}"; do
 	from=$(sed -n 's/^From: //p' "$p" | head -1)
 	grep -qxF "Signed-off-by: $from" "$p"
-	ok $? "Signed-off-by the author: $(basename "$p")"
+	ok $? "Signed-off-by the author: ${p#"$top"/patches/}"
 done
 
-# fresh extraction of just the files the series touches
-files=$(grep -h '^+++ b/' "${patches[@]}" | sed 's|^+++ b/||' | sort -u)
+# A fresh extraction of just the files the series touch, snapshotted
+# before the first series and after each one.
+mapfile -t mirrors < <(find "$top" -maxdepth 2 -name MIRROR -path "$top/*/MIRROR" | sort)
+files=$( (grep -h '^+++ b/' "${all[@]}" | sed 's|^+++ b/||'
+	  for m in "${mirrors[@]}"; do awk '!/^#/ && NF == 3 { print $3 }' "$m"; done) | sort -u)
 tarball=/usr/src/linux-source-$KVER.tar.xz
 fresh=$(mktemp -d)
 trap 'rm -rf "$fresh"' EXIT
+snap() { for f in $files; do [ -f "$fresh/$f" ] && install -D -m 644 "$fresh/$f" "$fresh/.snap/$1/$f"; done; }
 if [ -f "$tarball" ]; then
 	# shellcheck disable=SC2086
-	tar -xJf "$tarball" -C "$fresh" --strip-components=1 \
-		$(for f in $files; do echo "linux-source-$KVER/$f"; done)
-	for f in $files; do
-		[ -f "$fresh/$f" ] && install -D -m 644 "$fresh/$f" "$fresh/.pristine/$f"
-	done
+	tar -xJf "$tarball" -C "$fresh" --strip-components=1 --wildcards \
+		$(for f in $files; do echo "linux-source-$KVER/$f"; done) 2>/dev/null
+	snap pristine
 	r=0
-	for p in "${patches[@]}"; do
-		out=$(patch -d "$fresh" -p1 --batch --fuzz=0 --no-backup-if-mismatch < "$p" 2>&1) || { r=1; echo "$out" | diag; }
-		echo "$out" | grep -qi 'fuzz\|offset' && echo "$out" | diag
+	for s in "${names[@]}"; do
+		for p in $(series_patches "$KVER" "$s"); do
+			out=$(patch -d "$fresh" -p1 --batch --fuzz=0 --no-backup-if-mismatch < "$p" 2>&1) || { r=1; echo "$out" | diag; }
+			echo "$out" | grep -qi 'fuzz\|offset' && { r=1; echo "$out" | diag; }
+		done
+		snap "$s"
 	done
-	ok $r "series applies to a fresh extraction of $tarball"
+	ok $r "the series apply in order, without fuzz or offset, to a fresh extraction of $tarball"
 else
-	skip "series applies to a fresh extraction" "$tarball missing"
+	skip "the series apply to a fresh extraction" "$tarball missing"
 fi
 
-# sysctl-docs/ holds exactly the documentation units (rst sections, ABI
-# entries) that the series adds or changes
+# Each mirror holds exactly the documentation units (rst sections, ABI
+# entries) that its series adds or changes.
 units() { awk -v mode="$1" -f "$top/scripts/doc-units.awk" "$2"; }
 changed() { awk 'BEGIN { RS = "%%\n" } NR == FNR { seen[$0] = 1; next } !($0 in seen) { printf "%s%%%%\n", $0 }' "$1" "$2"; }
-for spec in "kernel.rst:rst:Documentation/admin-guide/sysctl/kernel.rst" \
-	    "sysfs-power:abi:Documentation/ABI/testing/sysfs-power"; do
-	IFS=: read -r doc mode path <<< "$spec"
-	if [ -f "$fresh/$path" ] && [ -f "$fresh/.pristine/$path" ]; then
-		d=$(diff <(units "$mode" "$top/sysctl-docs/$doc") \
-			 <(changed <(units "$mode" "$fresh/.pristine/$path") <(units "$mode" "$fresh/$path")) 2>&1)
-		r=$?
-		[ $r -eq 0 ] || echo "$d" | diag
-		ok $r "sysctl-docs/$doc equals what the series adds or changes in $path"
-	else
-		skip "sysctl-docs/$doc equals the series' text" "no fresh extraction"
-	fi
+for m in "${mirrors[@]}"; do
+	dir=$(dirname "$m")
+	s=$(sed -n 's/^# series: *//p' "$m")
+	before=pristine
+	for x in "${names[@]}"; do [ "$x" = "$s" ] && break; before=$x; done
+	while read -r doc mode path; do
+		label="${dir#"$top"/}/$doc equals what $s adds or changes in $path"
+		if [ ! -d "$top/patches/$KVER/$s" ]; then
+			skip "$label" "no $s series for $KVER"
+		elif [ -f "$fresh/.snap/$s/$path" ]; then
+			# a file the series creates had no units before it
+			old=$fresh/.snap/$before/$path
+			[ -f "$old" ] || old=/dev/null
+			d=$(diff <(units "$mode" "$dir/$doc") \
+				 <(changed <(units "$mode" "$old") <(units "$mode" "$fresh/.snap/$s/$path"))) 2>&1
+			r=$?
+			[ $r -eq 0 ] || echo "$d" | diag
+			ok $r "$label"
+		else
+			skip "$label" "no fresh extraction"
+		fi
+	done < <(grep -v '^#' "$m" | awk 'NF == 3')
 done
 
 echo "1..$n"

@@ -1,0 +1,14 @@
+# Sourced: the patch series of a tree, in the order patches/series gives.
+#   series_names            the series listed in patches/series
+#   series_patches KVER [NAME]  the patches (not the cover letters), in
+#                           order; of one series, or of all of them
+series_names() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/patches/series"
+}
+series_patches() {
+	local k=$1 s
+	for s in ${2:-$(series_names)}; do
+		[ -d "$top/patches/$k/$s" ] || continue
+		find "$top/patches/$k/$s" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort
+	done
+}
