@@ -52,8 +52,11 @@ flock 9
 
 # ccache makes a rebuild in a fresh clone cost seconds; the compiler
 # command must be the same in every make call, or Kbuild rebuilds all.
+# CCACHE_BASEDIR makes the cached paths relative, so another clone (CI's)
+# hits the same cache.
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
+export CCACHE_BASEDIR=$top/build
 
 fragments() { cat "$frag" ${extra:+"$extra"}; }
 
