@@ -4,7 +4,7 @@
 set -eu
 
 build="gcc make bc flex bison libelf-dev libssl-dev cpio xz-utils patch perl
-       busybox-static libc6-dev e2fsprogs"
+       busybox-static libc6-dev e2fsprogs ccache"
 lab="qemu-system-x86 ovmf fio libjansson-dev pkg-config gnuplot-nox jq"
 
 case "${1:-all}" in

@@ -85,14 +85,22 @@ static int run(struct lab_opts *o, const char *name)
 	json_t *j;
 	int rc;
 
-	rc = lab_run(o, &r);
+	rc = lab_run(o, &r, NULL);
 	tap_ok(rc == 0 && r.n > 0, "%s run completes (%d cycles, rc %d)", name, r.n, rc);
 	for (int i = 0; i < r.n; i++) {
 		check_record(&r.rec[i]);
 		check_at_risk(&r.rec[i], r.at_risk_report);
 	}
-	snprintf(json, sizeof(json), "%s/%s.json", o->out_dir, name);
-	tap_ok(report_json(json, o, &r) == 0, "%s: JSON written", name);
+	snprintf(json, sizeof(json), "%s/%s.json", o->hx.out_dir, name);
+	{
+		struct lab_summary *sum = NULL;
+		struct lab_view v = { .o = o, .r = &r };
+
+		v.n_sum = lab_summarise(o, &r, &sum);
+		v.sum = sum;
+		tap_ok(report_json(json, &v) == 0, "%s: JSON written", name);
+		free(sum);
+	}
 	j = json_load_file(json, 0, &err);
 	tap_ok(j && json_array_size(json_object_get(j, "cycles")) == (size_t)r.n,
 	       "%s: JSON valid and holds all %d cycles%s%s", name, r.n,
@@ -117,8 +125,8 @@ int main(void)
 		tap_ok(false, "set-up");
 		return tap_done();
 	}
-	o.out_dir = dir;
-	o.keep_logs = getenv("SLAB_LOGDIR") != NULL;
+	o.hx.out_dir = dir;
+	o.hx.keep_logs = getenv("SLAB_LOGDIR") != NULL;
 
 	o.n_states = 1;
 	o.states[0] = "mem";

@@ -1,0 +1,131 @@
+/*
+ * The experiment harness under every program of the lab: the options they
+ * share, the data image, counted boots, the guest's set-up (data mount,
+ * writeback mode, the knob) and one timeout scale for every wait.
+ */
+#ifndef SLAB_HX_H
+#define SLAB_HX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cliopt.h"
+#include "profile.h"
+#include "vm.h"
+
+#define HX_DATA_MNT "/mnt/data"
+#define HX_FIO "/opt/tools/bin/fio"
+
+struct hx_opts {
+	const char *kernel, *initrd, *tools_disk, *out_dir;
+	const struct disk_profile *profile;
+	enum vm_firmware firmware;
+	const char *accel;		/* tcg, kvm */
+	int timeout_scale;		/* multiplies every wait, 1..100 */
+	bool keep_logs, quiet, show_command;
+};
+
+/* Long-only shared options get values outside the char range. */
+enum {
+	HX_OPT_TIMEOUT_SCALE = 0x400,
+	HX_OPT_SHOW_COMMAND,
+	HX_OPT_KEEP_LOGS,
+};
+
+/* The shared entries of a program's getopt_long table. */
+#define HX_LONGOPTS \
+	{ "kernel",		required_argument, NULL, 'k' }, \
+	{ "initrd",		required_argument, NULL, 'i' }, \
+	{ "tools-disk",		required_argument, NULL, 't' }, \
+	{ "out",		required_argument, NULL, 'o' }, \
+	{ "profile",		required_argument, NULL, 'p' }, \
+	{ "firmware",		required_argument, NULL, 'f' }, \
+	{ "accel",		required_argument, NULL, 'a' }, \
+	{ "timeout-scale",	required_argument, NULL, HX_OPT_TIMEOUT_SCALE }, \
+	{ "show-command",	no_argument,	   NULL, HX_OPT_SHOW_COMMAND }, \
+	{ "keep-logs",		no_argument,	   NULL, HX_OPT_KEEP_LOGS }, \
+	{ "quiet",		no_argument,	   NULL, 'q' }, \
+	{ "help",		no_argument,	   NULL, 'h' }
+#define HX_SHORTOPTS "k:i:t:o:p:f:a:qh"
+
+void hx_opts_defaults(struct hx_opts *o);
+/* A shared option: 0 or 2; -1 if c is not one of them. */
+int hx_opts_handle(struct hx_opts *o, int c, const char *arg);
+/* What a shared option accepts; NULL if c is not one of them. */
+const char *hx_opts_valid(int c);
+/* The shared options' lines for --help, profiles included. */
+void hx_opts_usage(FILE *f);
+/*
+ * Before anything runs: kernel, initrd (and tools disk if needed) are
+ * readable files, --out is a directory or can be made one.  0, or 2 after
+ * one line.
+ */
+int hx_check_inputs(const struct hx_opts *o, bool need_tools);
+
+/* Base waits in ms, before --timeout-scale; tests shrink them. */
+struct hx_timeouts {
+	int boot;		/* QEMU start to agent READY */
+	int cmd;		/* a short guest command */
+	int qmp;		/* a QMP command */
+	int request;		/* SUSPEND sent to REQUEST */
+	int suspend;		/* REQUEST to suspended, on top of the sync's estimate */
+	int wake;		/* wake to RESUMED */
+	int done;		/* RESUMED to DONE */
+	int first_key;		/* freeze: quiet time before the first key */
+	int key_every;		/* freeze: key repeat (not scaled) */
+};
+extern const struct hx_timeouts hx_default_timeouts;
+
+enum hx_writeback { HX_WB_HELD, HX_WB_DEFAULT };
+
+struct hx {
+	const struct hx_opts *o;
+	struct hx_timeouts base;
+	const char *qemu;		/* NULL: qemu-system-x86_64 (tests: a fake) */
+	int mem_mb, max_boot_failures;
+	struct vm vm;
+	bool up;
+	int boots, boot_failures;
+	char img[600];
+	int h_img;
+	char logdir[600];
+	/* provenance, from the first good boot */
+	char release[128], qemu_version[32], knob[64];
+	bool at_risk_report;
+	double boot_s;
+};
+
+void hx_init(struct hx *h, const struct hx_opts *o);
+/* A base wait scaled by --timeout-scale. */
+int hx_ms(const struct hx *h, int base_ms);
+__attribute__((format(printf, 2, 3)))
+void hx_progress(const struct hx *h, const char *fmt, ...);
+
+/* A sparse ext4 image labelled ssdata at path, removed at exit unless
+ * --keep-logs.  0 or -1 after one line. */
+int hx_image(struct hx *h, const char *path, uint64_t bytes);
+void hx_image_drop(struct hx *h);
+
+/* The QEMU command line a boot would use (--show-command). */
+void hx_format_command(struct hx *h, bool throttled, char *buf, size_t n);
+/*
+ * Boots the image (throttled to the profile or not).  After
+ * max_boot_failures failed boots it refuses: NotRun.  tag names the log
+ * directory with --keep-logs.
+ */
+enum verdict hx_boot(struct hx *h, const char *tag, bool throttled);
+/* Mounts the data disk and sets the writeback mode; pm_debug turns on the
+ * kernel's pm_debug_messages at loglevel 8. */
+enum verdict hx_prepare(struct hx *h, enum hx_writeback wb, bool pm_debug);
+/* kernel.suspend_sync, or sync_on_suspend on a kernel without the series. */
+const char *hx_knob_path(const struct hx *h);
+enum verdict hx_set_knob(struct hx *h, int sync);
+/* guest_req() with a scaled wait. */
+enum verdict hx_run(struct hx *h, int base_ms, char **out, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A failed guest: report it and stop it. */
+void hx_fail(struct hx *h, enum verdict v, const char *what);
+void hx_stop(struct hx *h);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * Summaries, computed once: every writer (table, JSON, CSV, plot) and the
+ * evidence section read these instead of summing for themselves.
+ */
+#ifndef SLAB_SUMMARY_H
+#define SLAB_SUMMARY_H
+
+#include "lab.h"
+#include "powercut.h"
+#include "stats.h"
+
+/* One lab configuration; statistics over its OK cycles only, since a
+ * failed cycle's partial timings would pass for fast ones. */
+struct lab_summary {
+	const char *state;
+	int sync;
+	uint64_t dirty;
+	int n_ok, n_total;
+	struct stats suspend, resume, sync_phase, ratio, dirty_kb, guest_resume;
+};
+
+/* One per configuration, in the order of o (state x sync x dirty); the
+ * caller frees *out.  Count, or -1 when out of memory. */
+int lab_summarise(const struct lab_opts *o, const struct lab_result *r,
+		  struct lab_summary **out);
+/* Index of the configuration (s, y, d) in that order. */
+int lab_summary_index(const struct lab_opts *o, int s, int y, int d);
+
+/* Power cuts of one setting at one cut point (cut == CUT__COUNT: all). */
+struct pc_summary {
+	int sync;
+	enum cut_point cut;
+	int cuts;			/* that ran or were meant to */
+	int judged;			/* cut, rebooted and judged */
+	int no_suspend;			/* NoSuspendEvent: nothing was cut */
+	int failed;			/* any other failure: not judged */
+	uint64_t written, dataset, dirty_at_cut, lost;
+	struct stats lost_bytes;	/* per judged cut */
+	int fsync_intact, fs_clean, unmountable;
+	int files[FV__COUNT];		/* per file verdict, summed */
+	int unexpected_entries;
+	int kernel_figures, within_figure, within_slack;
+	long long max_slack_kb;
+};
+
+/* Per setting (0 then 1) and cut point, then all cut points: only the
+ * rows with cuts.  Count, or -1; the caller frees *out. */
+int pc_summarise(const struct pc_result *run, struct pc_summary **out);
+
+#endif
