@@ -23,13 +23,15 @@
  *                                     REQUEST mono_ns=.. real_ns=.. boot_ns=..
  *                                             dirty_kb=.. writeback_kb=..
  *                                     RESUMED mono_ns=.. real_ns=.. boot_ns=..
- *                                             rc=<0 or errno>
+ *                                             ret_mono_ns=.. rc=<0 or errno>
  *                                     TRACE <ftrace line>...  KMSG <line>...
  *                                     DONE status=<0 or errno>
  *   (agent start)                     0 READY version=.. release=.. knob=..
  *
  * mono_ns is the guest's CLOCK_MONOTONIC, the clock of the trace lines.
- * resume_delay_ms delays RESUMED (a test-only fault for the resume spans).
+ * RESUMED's clocks are read as it is sent; ret_mono_ns is when the state
+ * write returned.  resume_delay_ms delays RESUMED after that (a test-only
+ * fault for the resume spans).
  */
 #ifndef AGENT_PROTO_H
 #define AGENT_PROTO_H

@@ -138,6 +138,8 @@ int vm_build_argv(struct vm *vm, const struct vm_config *cfg)
 			add(vm, "file=%s,if=virtio,format=raw,cache=none,aio=threads%s",
 			    esc(e, sizeof(e), d->file, NULL), d->opts ? d->opts : "");
 	}
+	for (const char *const *x = cfg->extra; x && *x; x++)
+		add(vm, "%s", *x);
 	return vm->argc;
 }
 

@@ -39,6 +39,7 @@ struct vm_config {
 	int smp;
 	struct vm_drive drives[VM_MAX_DRIVES];	/* virtio disks, in order */
 	int n_drives;
+	const char *const *extra;	/* more arguments, NULL-terminated (-blockdev ...) */
 	const char *logdir;		/* keep logs here; NULL: temporary */
 	int boot_timeout_ms;		/* QEMU start to agent READY */
 	int qmp_timeout_ms;		/* each QMP command */

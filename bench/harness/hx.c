@@ -90,8 +90,8 @@ void hx_image_drop(struct hx *h)
 	h->img[0] = '\0';
 }
 
-static void config(struct hx *h, struct vm_config *cfg, bool throttled,
-		   char *throttle, size_t n)
+void hx_config(struct hx *h, struct vm_config *cfg, bool throttled, char *throttle,
+	       size_t n)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->qemu = h->qemu;
@@ -120,7 +120,7 @@ void hx_format_command(struct hx *h, bool throttled, char *buf, size_t n)
 	struct vm vm = { 0 };
 	char throttle[160];
 
-	config(h, &cfg, throttled, throttle, sizeof(throttle));
+	hx_config(h, &cfg, throttled, throttle, sizeof(throttle));
 	vm_build_argv(&vm, &cfg);
 	vm_format_command(&vm, buf, n);
 	for (int i = 0; i < vm.argc; i++)
@@ -131,6 +131,14 @@ enum verdict hx_boot(struct hx *h, const char *tag, bool throttled)
 {
 	struct vm_config cfg;
 	char throttle[160];
+
+	hx_config(h, &cfg, throttled, throttle, sizeof(throttle));
+	return hx_start(h, tag, &cfg);
+}
+
+enum verdict hx_start(struct hx *h, const char *tag, struct vm_config *c)
+{
+	struct vm_config cfg = *c;
 	enum verdict v;
 	char *out = NULL;
 
@@ -138,7 +146,6 @@ enum verdict hx_boot(struct hx *h, const char *tag, bool throttled)
 		hx_stop(h);
 	if (h->boot_failures >= h->max_boot_failures)
 		return VERDICT_NOT_RUN;
-	config(h, &cfg, throttled, throttle, sizeof(throttle));
 	h->boots++;
 	if (h->o->keep_logs) {
 		snprintf(h->logdir, sizeof(h->logdir), "%s/logs/%s", h->o->out_dir, tag);

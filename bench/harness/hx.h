@@ -107,8 +107,17 @@ void hx_progress(const struct hx *h, const char *fmt, ...);
 int hx_image(struct hx *h, const char *path, uint64_t bytes);
 void hx_image_drop(struct hx *h);
 
+/*
+ * The QEMU configuration of a boot: the image (throttled to the profile or
+ * not; throttle is where the option text lives, n bytes) and the tools
+ * disk.  Callers may add drives or arguments before hx_start().
+ */
+void hx_config(struct hx *h, struct vm_config *cfg, bool throttled, char *throttle,
+	       size_t n);
 /* The QEMU command line a boot would use (--show-command). */
 void hx_format_command(struct hx *h, bool throttled, char *buf, size_t n);
+/* Boots cfg, counted against the boot limit, as hx_boot() does. */
+enum verdict hx_start(struct hx *h, const char *tag, struct vm_config *cfg);
 /*
  * Boots the image (throttled to the profile or not).  After
  * max_boot_failures failed boots it refuses: NotRun.  tag names the log

@@ -186,7 +186,7 @@ static enum verdict chan_fail(struct vm *vm, struct cycle *c, enum chan_status s
 static enum verdict on_line(struct vm *vm, struct cycle *c, enum agent_msg m,
 			    char *rest)
 {
-	long long rc;
+	long long rc, ret;
 
 	switch (m) {
 	case AGENT_MSG_TRACE:
@@ -199,9 +199,11 @@ static enum verdict on_line(struct vm *vm, struct cycle *c, enum agent_msg m,
 		if (!isnan(c->resumed_host))
 			return fail(vm, c, VERDICT_PROTOCOL, "a second RESUMED");
 		c->resumed_host = qmp_now();
-		if (!parse_clocks(rest, &c->resumed_guest) || !agent_kv_ll(rest, "rc", &rc))
+		if (!parse_clocks(rest, &c->resumed_guest) ||
+		    !agent_kvs_ll(rest, "rc", &rc, "ret_mono_ns", &ret, NULL))
 			return fail(vm, c, VERDICT_PROTOCOL, "RESUMED without its keys");
 		c->rc = (int)rc;
+		c->resumed_ret_mono = ret / 1e9;
 		break;
 	default:
 		return fail(vm, c, VERDICT_PROTOCOL, "unexpected %s during SUSPEND",
@@ -289,12 +291,45 @@ static enum verdict wake_freeze(struct vm *vm, struct cycle *c,
 		if (s != CHAN_TIMEOUT || !ms_left(deadline))
 			return chan_fail(vm, c, s, VERDICT_RESUME_TIMEOUT, "RESUMED");
 		c->wake_host = qmp_now();
+		if (c->n_keys < CYCLE_MAX_KEYS)
+			c->key_host[c->n_keys++] = c->wake_host;
 		r = send_key(vm, to->qmp_ms);
 		if (r)
 			return fail(vm, c, vm_qmp_verdict(vm, r, VERDICT_WAKE_FAILED),
 				    "send-key: %s", qmp_last_error(vm->qmp));
 		next = mono_now() + to->key_every_ms / 1000.0;
 	}
+}
+
+static void take_clock(void *ctx, enum agent_msg m, char *rest)
+{
+	long long *real = ctx;
+
+	if (m != AGENT_MSG_OUT || !agent_kv_ll(rest, "real_ns", real))
+		*real = -1;
+}
+
+/*
+ * Guest realtime minus host realtime: the guest's clock read between two
+ * host readings, placed at their midpoint, to within half the round trip.
+ */
+static enum verdict clock_offset(struct vm *vm, struct cycle *c, int timeout_ms,
+				 double *off, double *err)
+{
+	long long real = -1;
+	int status = -1;
+	double t0 = qmp_now(), t1;
+	enum chan_status s = chan_request(&vm->agent, "CLOCK", mono_now() + timeout_ms / 1000.0,
+					  take_clock, &real, &status);
+
+	t1 = qmp_now();
+	if (s)
+		return chan_fail(vm, c, s, VERDICT_AGENT_TIMEOUT, "CLOCK");
+	if (status || real < 0)
+		return fail(vm, c, VERDICT_PROTOCOL, "CLOCK without real_ns");
+	*off = real / 1e9 - (t0 + t1) / 2;
+	*err = (t1 - t0) / 2;
+	return VERDICT_OK;
 }
 
 void cycle_init(struct cycle *c, const char *state)
@@ -306,6 +341,8 @@ void cycle_init(struct cycle *c, const char *state)
 	c->req_guest.mono = c->req_guest.real = c->req_guest.boot = NAN;
 	c->resumed_guest = c->req_guest;
 	c->req_host = c->suspend_event = c->wake_host = c->resumed_host = NAN;
+	c->resumed_ret_mono = NAN;
+	c->off_pre = c->off_pre_err = c->off_post = c->off_post_err = NAN;
 	snprintf(c->state, sizeof(c->state), "%s", state);
 }
 
@@ -322,6 +359,9 @@ enum verdict cycle_run(struct vm *vm, const char *state,
 	/* stale events would pass for this cycle's */
 	while (qmp_take_event(vm->qmp, NULL, NULL))
 		;
+	v = clock_offset(vm, c, to->request_ms, &c->off_pre, &c->off_pre_err);
+	if (v)
+		return v;
 	s = to->resume_delay_ms ?
 	    chan_send(&vm->agent, "SUSPEND %s %d", state, to->resume_delay_ms) :
 	    chan_send(&vm->agent, "SUSPEND %s", state);
@@ -353,6 +393,9 @@ enum verdict cycle_run(struct vm *vm, const char *state,
 		return v;
 	if (!agent_kv_ll(rest, "status", &st))
 		return fail(vm, c, VERDICT_PROTOCOL, "DONE without a status");
+	v = clock_offset(vm, c, to->done_ms, &c->off_post, &c->off_post_err);
+	if (v)
+		return v;
 	if (st || c->rc)
 		return fail(vm, c, VERDICT_SUSPEND_FAILED, "writing %s: %s", state,
 			    strerror(c->rc ? c->rc : (int)st));

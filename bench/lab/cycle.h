@@ -10,6 +10,7 @@
 #include "vm.h"
 
 #define CYCLE_MAX_PHASES 48
+#define CYCLE_MAX_KEYS 64
 
 /* Default waits at --timeout-scale 1 (hx.h's base values). */
 
@@ -40,10 +41,21 @@ struct cycle {
 	char state[8];
 	int rc;				/* errno of the state write */
 	long long dirty_kb, writeback_kb;	/* /proc/meminfo at the request */
-	struct guest_clocks req_guest, resumed_guest;
+	struct guest_clocks req_guest, resumed_guest;	/* resumed: as RESUMED left */
+	double resumed_ret_mono;	/* guest mono when the state write returned */
+	/*
+	 * Guest CLOCK_REALTIME minus host CLOCK_REALTIME, measured just
+	 * before the request and just after DONE, each to within its error
+	 * (half the round trip); NAN when not measured.
+	 */
+	double off_pre, off_pre_err, off_post, off_post_err;
 	/* host CLOCK_REALTIME seconds, the clock of QMP's event timestamps;
 	 * NAN until it happened */
 	double req_host, suspend_event, wake_host, resumed_host;
+	/* freeze: every key press; the one that woke the guest is the last
+	 * before its resume began (lab_derive picks it into wake_host) */
+	double key_host[CYCLE_MAX_KEYS];
+	int n_keys;
 	double fs_sync_s;		/* "Filesystems sync: X seconds"; <0 absent */
 	int fs_sync_lines;
 	/* the kernel's at-risk report when it skipped the sync */

@@ -16,6 +16,8 @@ void lab_record_init(struct cycle_record *rec, const char *state, int sync,
 	rec->suspend_latency_s = rec->guest_suspend_latency_s = NAN;
 	rec->resume_latency_s = rec->guest_resume_s = NAN;
 	rec->sync_phase_s = rec->floor_s = rec->sync_over_floor = NAN;
+	rec->span_wake_s = rec->span_kernel_s = rec->span_agent_s = NAN;
+	rec->span_channel_s = rec->span_remainder_s = NAN;
 	rec->suspend_latency_source = "none";
 }
 
@@ -25,16 +27,59 @@ static double at(double t)
 	return t >= 0 ? t : NAN;
 }
 
+/*
+ * The resume's first timestamp (machine_suspend end) on the host's clock:
+ * through the guest's realtime, as mono and realtime advance together once
+ * the guest runs again, then the alignment measured before the request.
+ */
+static double resume_began_host(const struct cycle *c)
+{
+	const struct guest_clocks *sent = &c->resumed_guest;
+	double ms_end = at(cycle_phase_end(c, "machine_suspend"));
+
+	return sent->real - (sent->mono - ms_end) - c->off_pre;
+}
+
+/* freeze: keys go on until RESUMED arrives; the one that woke the guest
+ * is the last pressed before its resume began (else the first) */
+static double waking_key(const struct cycle *c)
+{
+	double began = resume_began_host(c), key = c->n_keys ? c->key_host[0] : NAN;
+
+	for (int i = 1; i < c->n_keys; i++)
+		if (c->key_host[i] <= began)
+			key = c->key_host[i];
+	return key;
+}
+
+static void spans(struct cycle_record *rec, double wake)
+{
+	const struct cycle *c = &rec->c;
+	const struct guest_clocks *sent = &c->resumed_guest;
+	double ms_end = at(cycle_phase_end(c, "machine_suspend"));
+	double thaw_end = at(cycle_phase_end(c, "thaw_processes"));
+
+	rec->span_wake_s = resume_began_host(c) - wake;
+	rec->span_kernel_s = thaw_end - ms_end;
+	rec->span_agent_s = sent->mono - thaw_end;
+	rec->span_channel_s = c->resumed_host - (sent->real - c->off_post);
+	rec->span_remainder_s = rec->resume_latency_s - rec->span_wake_s -
+		rec->span_kernel_s - rec->span_agent_s - rec->span_channel_s;
+}
+
 void lab_derive(struct cycle_record *rec, double floor_bps)
 {
 	const struct cycle *c = &rec->c;
 	double ms = at(cycle_phase_begin(c, "machine_suspend"));
 
+	double wake = c->n_keys ? waking_key(c) : c->wake_host;
+
 	rec->guest_suspend_latency_s = ms - c->req_guest.mono;
-	rec->resume_latency_s = c->resumed_host - c->wake_host;
+	rec->resume_latency_s = c->resumed_host - wake;
 	rec->guest_resume_s = at(cycle_phase_end(c, "thaw_processes")) -
 			      at(cycle_phase_end(c, "machine_suspend"));
 	rec->sync_phase_s = at(cycle_phase_s(c, "sync_filesystems"));
+	spans(rec, wake);
 	/* what the disk's own limit allows, for a cycle that measured a sync */
 	rec->floor_s = floor_bps > 0 && c->verdict == VERDICT_OK ?
 		rec->dirty_target_bytes / floor_bps : NAN;

@@ -46,6 +46,16 @@ struct cycle_record {
 	double sync_phase_s;		/* sync_filesystems span */
 	double floor_s;			/* dirty bytes / floor bandwidth */
 	double sync_over_floor;
+	/*
+	 * Resume, wake to RESUMED on the host, in spans from their own clocks
+	 * (README): wake to the kernel's first resume timestamp (host and
+	 * guest realtime, aligned before the request), the kernel's resume
+	 * (trace), thaw to RESUMED sent (guest), sent to received (aligned
+	 * after DONE).  remainder = resume - the spans: the guest clock's
+	 * step across the suspend, as far as the alignment can see it.
+	 */
+	double span_wake_s, span_kernel_s, span_agent_s, span_channel_s;
+	double span_remainder_s;
 };
 
 struct lab_result {

@@ -120,11 +120,38 @@ static void table_row(FILE *f, const struct lab_summary *cf)
 	fputc('\n', f);
 }
 
+/* Where the resume went: each span's median, p95 and max. */
+static void table_spans(FILE *f, const struct lab_view *v)
+{
+	fprintf(f, "\nresume spans in ms, median/p95/max over the OK cycles (README: where resume goes)\n");
+	fprintf(f, "%-6s %-4s %9s", "state", "sync", "dirty_MiB");
+	for (int k = 0; k < LAB_SPANS; k++)
+		fprintf(f, " %20s", lab_span_names[k]);
+	fputc('\n', f);
+	for (int i = 0; i < v->n_sum; i++) {
+		const struct lab_summary *cf = &v->sum[i];
+
+		fprintf(f, "%-6s %-4s %9.6g", cf->state, cf->sync ? "on" : "off", cf->dirty / MIB);
+		for (int k = 0; k < LAB_SPANS; k++) {
+			char b[64];
+
+			if (cf->span[k].n)
+				snprintf(b, sizeof(b), "%.1f/%.1f/%.1f", cf->span[k].median * 1000,
+					 cf->span[k].p95 * 1000, cf->span[k].max * 1000);
+			else
+				snprintf(b, sizeof(b), "-");
+			fprintf(f, " %20s", b);
+		}
+		fputc('\n', f);
+	}
+}
+
 void report_table(FILE *f, const struct lab_view *v)
 {
 	table_header(f, v);
 	for (int k = 0; k < v->n_sum; k++)
 		table_row(f, &v->sum[k]);
+	table_spans(f, v);
 	for (int i = 0; i < v->r->n; i++) {
 		const struct cycle_record *rec = &v->r->rec[i];
 
@@ -217,13 +244,31 @@ static json_t *j_phases(const struct cycle *c)
 	return o;
 }
 
+static json_t *j_spans(const struct cycle_record *rec)
+{
+	json_t *o = json_object();
+
+	for (int k = 0; o && k < LAB_SPANS; k++)
+		json_object_set_new(o, lab_span_names[k], j_num(lab_span(rec, k)));
+	return o;
+}
+
+static json_t *j_span_stats(const struct lab_summary *cf)
+{
+	json_t *o = json_object();
+
+	for (int k = 0; o && k < LAB_SPANS; k++)
+		json_object_set_new(o, lab_span_names[k], j_stats(&cf->span[k]));
+	return o;
+}
+
 static json_t *j_cycle(const struct cycle_record *rec)
 {
 	const struct cycle *c = &rec->c;
 	bool skip = c->skip_events > 0;
 
 	return json_pack("{s:o, s:i, s:I, s:i, s:s, s:o, s:i, s:o, s:o, s:o, s:o,"
-			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "state", j_str(rec->state),
 			 "sync", rec->sync,
 			 "dirty_target_bytes", (json_int_t)rec->dirty_target_bytes,
@@ -245,12 +290,13 @@ static json_t *j_cycle(const struct cycle_record *rec)
 			 "sync_phase_s", j_num(rec->sync_phase_s),
 			 "floor_s", j_num(rec->floor_s),
 			 "sync_over_floor", j_num(rec->sync_over_floor),
-			 "phases_s", j_phases(c));
+			 "phases_s", j_phases(c),
+			 "resume_spans_s", j_spans(rec));
 }
 
 static json_t *j_config(const struct lab_view *v, const struct lab_summary *cf)
 {
-	return json_pack("{s:s, s:i, s:I, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:i, s:I, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "state", cf->state,
 			 "sync", cf->sync,
 			 "dirty_target_bytes", (json_int_t)cf->dirty,
@@ -262,7 +308,8 @@ static json_t *j_config(const struct lab_view *v, const struct lab_summary *cf)
 			 "guest_resume_s", j_stats(&cf->guest_resume),
 			 "sync_phase_s", j_stats(&cf->sync_phase),
 			 "sync_over_floor", j_stats(&cf->ratio),
-			 "dirty_at_request_kb", j_stats(&cf->dirty_kb));
+			 "dirty_at_request_kb", j_stats(&cf->dirty_kb),
+			 "resume_spans_s", j_span_stats(cf));
 }
 
 /* NULL on allocation failure; json_pack drops its "o" arguments then. */
@@ -321,6 +368,8 @@ static int write_csv(FILE *f, const void *ctx)
 		"guest_suspend_latency_s", "resume_latency_s", "guest_resume_s",
 		"fs_sync_log_s", "sync_phase_s", "floor_s", "sync_over_floor",
 		"freeze_processes_s", "dpm_suspend_s", "machine_suspend_s", "dpm_resume_s",
+		"span_wake_s", "span_kernel_s", "span_agent_s", "span_channel_s",
+		"span_remainder_s",
 	};
 	const struct lab_view *v = ctx;
 	struct csv c;
@@ -351,6 +400,8 @@ static int write_csv(FILE *f, const void *ctx)
 
 			csv_num(&c, s >= 0 ? s : NAN);
 		}
+		for (int k = 0; k < LAB_SPANS; k++)
+			csv_num(&c, lab_span(rec, k));
 		csv_end_row(&c);
 	}
 	return csv_finish(&c);

@@ -27,6 +27,20 @@ static double m_dirty_kb(const struct cycle_record *r)
 	return r->c.dirty_kb >= 0 ? (double)r->c.dirty_kb : NAN;
 }
 
+const char *const lab_span_names[LAB_SPANS] = {
+	"wake", "kernel", "agent", "channel", "remainder",
+};
+
+double lab_span(const struct cycle_record *r, int k)
+{
+	const double v[LAB_SPANS] = {
+		r->span_wake_s, r->span_kernel_s, r->span_agent_s,
+		r->span_channel_s, r->span_remainder_s,
+	};
+
+	return k >= 0 && k < LAB_SPANS ? v[k] : NAN;
+}
+
 static void stat_of(const struct lab_result *r, const struct lab_summary *cf,
 		    metric_fn fn, double *buf, struct stats *s)
 {
@@ -67,6 +81,13 @@ int lab_summarise(const struct lab_opts *o, const struct lab_result *r,
 		stat_of(r, cf, m_ratio, buf, &cf->ratio);
 		stat_of(r, cf, m_dirty_kb, buf, &cf->dirty_kb);
 		stat_of(r, cf, m_guest_resume, buf, &cf->guest_resume);
+		for (int k = 0; k < LAB_SPANS; k++) {
+			for (int i = 0; i < r->n; i++)
+				buf[i] = same_config(cf, &r->rec[i]) &&
+					 r->rec[i].c.verdict == VERDICT_OK ?
+					 lab_span(&r->rec[i], k) : NAN;
+			stats_compute(buf, r->n, &cf->span[k]);
+		}
 	}
 	free(buf);
 	*out = sum;

@@ -9,6 +9,11 @@
 #include "powercut.h"
 #include "stats.h"
 
+#define LAB_SPANS 5
+/* "wake", "kernel", "agent", "channel", "remainder" */
+extern const char *const lab_span_names[LAB_SPANS];
+double lab_span(const struct cycle_record *r, int k);
+
 /* One lab configuration; statistics over its OK cycles only, since a
  * failed cycle's partial timings would pass for fast ones. */
 struct lab_summary {
@@ -17,6 +22,7 @@ struct lab_summary {
 	uint64_t dirty;
 	int n_ok, n_total;
 	struct stats suspend, resume, sync_phase, ratio, dirty_kb, guest_resume;
+	struct stats span[LAB_SPANS];	/* the resume's spans, lab_span_names */
 };
 
 /* One per configuration, in the order of o (state x sync x dirty); the

@@ -4,6 +4,8 @@
  *
  * Guards, one fault each, the verdict a tester reads:
  * - a healthy guest: every cycle OK, mem and freeze;
+ * - the resume spans add up, and a delay injected before RESUMED shows in
+ *   the agent's span alone;
  * - QEMU exits at start-up (a kernel panic): QemuStartFailed with the
  *   panic line shown, boots stop at the limit, every cycle NotRun with
  *   null figures;
@@ -90,6 +92,31 @@ static void healthy(void)
 	tap_ok(r.rec[0].resume_latency_s > 0 && !isnan(r.rec[0].suspend_latency_s) &&
 	       !strcmp(r.kernel_release, "6.1.0-fake"),
 	       "healthy guest: latencies measured, provenance from READY");
+	lab_result_free(&r);
+}
+
+/* A delay injected before RESUMED lands in the agent's span alone. */
+static void spans(void)
+{
+	struct lab_opts o = opts("mem,freeze", 1);
+	struct lab_result r;
+	int n[VERDICT__COUNT];
+	const char *err;
+	bool ok = true;
+
+	o.resume_delay_ms = 300;
+	run(NULL, &o, &r, n, &err);
+	for (int i = 0; i < r.n; i++) {
+		const struct cycle_record *c = &r.rec[i];
+
+		tap_diag("%s: resume %.3f s = wake %.3f + kernel %.3f + agent %.3f + channel %.3f, remainder %.4f",
+			 c->state, c->resume_latency_s, c->span_wake_s, c->span_kernel_s,
+			 c->span_agent_s, c->span_channel_s, c->span_remainder_s);
+		ok &= c->c.verdict == VERDICT_OK && c->span_agent_s >= 0.29 &&
+		      c->span_agent_s < 0.4 && fabs(c->span_wake_s) < 0.2 &&
+		      fabs(c->span_channel_s) < 0.1 && fabs(c->span_remainder_s) < 0.02;
+	}
+	tap_ok(ok && r.n == 2, "a 300 ms delay before RESUMED shows in the agent span alone, mem and freeze");
 	lab_result_free(&r);
 }
 
@@ -263,6 +290,7 @@ int main(void)
 	/* private sockets land here, to be counted */
 	setenv("TMPDIR", fakerun_dir(), 1);
 	healthy();
+	spans();
 	start_failures();
 	protocol_faults();
 	suspend_faults();

@@ -220,7 +220,7 @@ static void cmd_run(const char *cmd)
 
 static void cmd_suspend(const char *arg)
 {
-	long long dirty, wb;
+	long long dirty, wb, ret;
 	char state[16], rec[2048], t0[128], t1[128];
 	int kfd, rc, delay_ms = 0;
 	ssize_t n;
@@ -240,10 +240,12 @@ static void cmd_suspend(const char *arg)
 	sendf("REQUEST %s dirty_kb=%lld writeback_kb=%lld state=%s", t0, dirty,
 	      wb, state);
 	rc = write_file("/sys/power/state", state);
-	clocks(t1, sizeof(t1));
+	ret = clock_ns(CLOCK_MONOTONIC);
 	if (delay_ms)
 		usleep(delay_ms * 1000);
-	sendf("RESUMED %s rc=%d", t1, rc);
+	/* the clocks as RESUMED leaves, and when the state write returned */
+	clocks(t1, sizeof(t1));
+	sendf("RESUMED %s ret_mono_ns=%lld rc=%d", t1, ret, rc);
 
 	send_file("TRACE", TRACE_DIR "/trace",
 		  "suspend_resume:|suspend_sync_skipped:");

@@ -19,6 +19,7 @@ static int requests;
 static double suspend_at;	/* pending suspend (stall-ms); 0: none */
 static bool mem_state;
 static int resume_delay_ms;
+static double suspended_mono;
 
 static double now(void)
 {
@@ -154,6 +155,7 @@ static void run(const char *cmd)
 static void suspend_now(void)
 {
 	suspend_at = 0;
+	suspended_mono = now();
 	fk.suspended = true;
 	if (!fk.knob)
 		fk_serial("[    5.0] PM: Sync skipped: %llu kB dirty, 0 kB writeback at risk\n",
@@ -168,19 +170,28 @@ static void suspend_now(void)
 
 void fk_wake(void)
 {
+	double woke_mono = now();
 	char t[128];
 
 	fk.suspended = false;
 	if (mem_state)
 		fk_qmp_event("WAKEUP");
-	clocks(t, sizeof(t));
+	struct timespec ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &ret);
 	if (resume_delay_ms)
 		fk_msleep(resume_delay_ms);
-	say("RESUMED %s rc=0", t);
-	say("TRACE agent-1 [000] d.... 5.10: suspend_resume: machine_suspend[3] begin");
-	say("TRACE agent-1 [000] d.... 5.20: suspend_resume: machine_suspend[3] end");
-	say("TRACE agent-1 [000] ..... 5.25: suspend_resume: thaw_processes[0] begin");
-	say("TRACE agent-1 [000] ..... 5.30: suspend_resume: thaw_processes[0] end");
+	clocks(t, sizeof(t));
+	say("RESUMED %s ret_mono_ns=%lld rc=0", t, ret.tv_sec * 1000000000LL + ret.tv_nsec);
+	/* the kernel's resume, on the guest's (here: our) monotonic clock */
+	say("TRACE agent-1 [000] d.... %.6f: suspend_resume: machine_suspend[3] begin",
+	    suspended_mono);
+	say("TRACE agent-1 [000] d.... %.6f: suspend_resume: machine_suspend[3] end",
+	    woke_mono);
+	say("TRACE agent-1 [000] ..... %.6f: suspend_resume: thaw_processes[0] begin",
+	    woke_mono + 0.0005);
+	say("TRACE agent-1 [000] ..... %.6f: suspend_resume: thaw_processes[0] end",
+	    woke_mono + 0.001);
 	say("DONE status=0");
 }
 
