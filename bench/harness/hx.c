@@ -183,17 +183,19 @@ enum verdict hx_start(struct hx *h, const char *tag, struct vm_config *c)
 	return VERDICT_OK;
 }
 
-/* held: dirty data stays in RAM until the sync (no flusher, no expiry) */
-static const char held_sysctls[] = "sysctl -q -w vm.dirty_writeback_centisecs=0 "
-	"vm.dirty_expire_centisecs=360000 vm.dirty_ratio=90 vm.dirty_background_ratio=80";
+static const char *const wb_keys[] = {
+	"vm.dirty_writeback_centisecs", "vm.dirty_expire_centisecs",
+	"vm.dirty_ratio", "vm.dirty_background_ratio",
+};
+/* held: no flusher, no expiry, ratios high enough for any dirty size */
+static const char *const wb_held[] = { "0", "360000", "90", "80" };
 
-enum verdict hx_prepare(struct hx *h, enum hx_writeback wb, bool pm_debug)
+enum verdict hx_prepare(struct hx *h, bool pm_debug)
 {
 	enum verdict v;
 
-	v = hx_run(h, h->base.cmd, NULL, "RUN mount -t ext4 LABEL=ssdata " HX_DATA_MNT
-		   "%s%s%s", wb == HX_WB_HELD ? " && " : "",
-		   wb == HX_WB_HELD ? held_sysctls : "",
+	h->wb_defaults[0] = '\0';
+	v = hx_run(h, h->base.cmd, NULL, "RUN mount -t ext4 LABEL=ssdata " HX_DATA_MNT "%s",
 		   pm_debug ? " && echo 1 > /sys/power/pm_debug_messages"
 			      " && echo 8 > /proc/sys/kernel/printk" : "");
 	if (!v && h->o->tools_disk)
@@ -202,6 +204,36 @@ enum verdict hx_prepare(struct hx *h, enum hx_writeback wb, bool pm_debug)
 		fprintf(stderr, "%s: guest set-up failed (data disk mounted? tools disk attached?)\n",
 			cli_prog);
 	return v;
+}
+
+enum verdict hx_hold_writeback(struct hx *h, bool held)
+{
+	char cmd[512], *out = NULL;
+	size_t len = 0;
+	enum verdict v;
+
+	if (!h->wb_defaults[0]) {
+		v = hx_run(h, h->base.cmd, &out, "RUN sysctl -n %s %s %s %s", wb_keys[0],
+			   wb_keys[1], wb_keys[2], wb_keys[3]);
+		if (v)
+			return v;
+		for (char *p = out; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		snprintf(h->wb_defaults, sizeof(h->wb_defaults), "%s", out);
+		free(out);
+	}
+	len = snprintf(cmd, sizeof(cmd), "RUN sysctl -q -w");
+	for (unsigned int i = 0; i < 4; i++) {
+		char def[32] = "";
+
+		if (!held)
+			sscanf(h->wb_defaults, i == 0 ? "%31s" : i == 1 ? "%*s %31s" :
+			       i == 2 ? "%*s %*s %31s" : "%*s %*s %*s %31s", def);
+		len += snprintf(cmd + len, sizeof(cmd) - len, " %s=%s", wb_keys[i],
+				held ? wb_held[i] : def);
+	}
+	return hx_run(h, h->base.cmd, NULL, "%s", cmd);
 }
 
 const char *hx_knob_path(const struct hx *h)

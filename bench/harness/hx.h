@@ -77,7 +77,6 @@ struct hx_timeouts {
 };
 extern const struct hx_timeouts hx_default_timeouts;
 
-enum hx_writeback { HX_WB_HELD, HX_WB_DEFAULT };
 
 struct hx {
 	const struct hx_opts *o;
@@ -90,6 +89,7 @@ struct hx {
 	char img[600];
 	int h_img;
 	char logdir[600];
+	char wb_defaults[160];		/* the kernel's vm.dirty_* at boot */
 	/* provenance, from the first good boot */
 	char release[128], qemu_version[32], knob[64];
 	bool at_risk_report;
@@ -124,9 +124,15 @@ enum verdict hx_start(struct hx *h, const char *tag, struct vm_config *cfg);
  * directory with --keep-logs.
  */
 enum verdict hx_boot(struct hx *h, const char *tag, bool throttled);
-/* Mounts the data disk and sets the writeback mode; pm_debug turns on the
- * kernel's pm_debug_messages at loglevel 8. */
-enum verdict hx_prepare(struct hx *h, enum hx_writeback wb, bool pm_debug);
+/* Mounts the data disk; pm_debug turns on the kernel's pm_debug_messages
+ * at loglevel 8. */
+enum verdict hx_prepare(struct hx *h, bool pm_debug);
+/*
+ * held: dirty data stays in RAM until the sync (no flusher, no expiry, high
+ * ratios); otherwise the kernel's own vm.dirty_* values, as read at the
+ * first call of this boot.
+ */
+enum verdict hx_hold_writeback(struct hx *h, bool held);
 /* kernel.suspend_sync, or sync_on_suspend on a kernel without the series. */
 const char *hx_knob_path(const struct hx *h);
 enum verdict hx_set_knob(struct hx *h, int sync);

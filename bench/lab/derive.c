@@ -4,15 +4,35 @@
 #include <math.h>
 #include <string.h>
 
-void lab_record_init(struct cycle_record *rec, const char *state, int sync,
-		     uint64_t dirty, int index)
+int lab_n_configs(const struct lab_opts *o)
+{
+	return o->n_states * o->n_syncs * o->n_workloads * o->n_wbs * o->n_dirty;
+}
+
+void lab_config_at(const struct lab_opts *o, int k, struct lab_config *c)
+{
+	c->dirty = o->dirty[k % o->n_dirty];
+	k /= o->n_dirty;
+	c->wb = o->wbs[k % o->n_wbs];
+	k /= o->n_wbs;
+	c->workload = o->workloads[k % o->n_workloads];
+	k /= o->n_workloads;
+	c->sync = o->syncs[k % o->n_syncs];
+	k /= o->n_syncs;
+	c->state = o->states[k];
+}
+
+void lab_record_init(struct cycle_record *rec, const struct lab_config *cf, int index)
 {
 	memset(rec, 0, sizeof(*rec));
-	rec->state = state;
-	rec->sync = sync;
-	rec->dirty_target_bytes = dirty;
+	rec->state = cf->state;
+	rec->sync = cf->sync;
+	rec->workload = cf->workload;
+	rec->wb = cf->wb;
+	rec->request_after_s = NAN;
+	rec->dirty_target_bytes = cf->dirty;
 	rec->index = index;
-	cycle_init(&rec->c, state);
+	cycle_init(&rec->c, cf->state);
 	rec->suspend_latency_s = rec->guest_suspend_latency_s = NAN;
 	rec->resume_latency_s = rec->guest_resume_s = NAN;
 	rec->sync_phase_s = rec->floor_s = rec->sync_over_floor = NAN;

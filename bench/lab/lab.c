@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "guestcmd.h"
 
@@ -80,25 +81,6 @@ static enum verdict warm_up(struct run *run)
 	return v;
 }
 
-static enum verdict boot(struct run *run)
-{
-	char tag[32];
-	enum verdict v;
-
-	snprintf(tag, sizeof(tag), "boot-%d", run->h.boots + 1);
-	v = hx_boot(&run->h, tag, true);
-	if (v)
-		return v;
-	if ((v = hx_prepare(&run->h, HX_WB_HELD, false)))
-		hx_fail(&run->h, v, "set-up");
-	else if ((v = warm_up(run)))
-		hx_fail(&run->h, v, "warm-up");
-	/* a guest that boots but cannot be set up counts as a failed boot */
-	run->h.boot_failures += v != VERDICT_OK;
-	run->alive = !v;
-	return v;
-}
-
 static double json_number(json_t *j, const char *path)
 {
 	/* path like "jobs.0.write.bw_bytes" */
@@ -136,27 +118,70 @@ static void measure_floor(struct run *run)
 		    run->r->floor_bps / 1048576.0, run->o->hx.profile->name);
 }
 
-/* Knob, then the dirty data: a failure here is the set-up's, not the cycle's. */
-static enum verdict set_up_cycle(struct run *run, const struct cycle_record *rec)
+#define WL_DIR HX_DATA_MNT "/wl"
+#define WL_PID "/tmp/workload.pid"
+
+/* A time long enough for the workload to write size bytes on the profile. */
+static int write_ms(const struct run *run, uint64_t size)
 {
 	const struct disk_profile *p = run->o->hx.profile;
 	double bps = p->write_bps ? p->write_bps : 200e6;
-	int ms = 60000 + (int)(2000.0 * rec->dirty_target_bytes / bps);
-	enum verdict v = hx_set_knob(&run->h, rec->sync);
 
-	if (!v)
-		v = hx_run(&run->h, run->h.base.cmd, NULL,
-			   "RUN rm -f " HX_DATA_MNT "/dirty && sync");
-	if (!v && rec->dirty_target_bytes)
-		v = hx_run(&run->h, ms, NULL, "RUN " HX_FIO " --name=dirty --filename="
-			   HX_DATA_MNT "/dirty --rw=write --bs=1M --size=%llu"
-			   " --ioengine=psync --thread --fsync=0 --end_fsync=0"
-			   " --invalidate=0 --output-format=terse >/dev/null",
-			   (unsigned long long)rec->dirty_target_bytes);
-	return v;
+	return 60000 + (int)(2000.0 * size / bps) + run->o->runtime_s * 1000;
 }
 
-static enum verdict one_cycle(struct run *run, struct cycle_record *rec)
+/*
+ * Knob, writeback mode, then the workload: a failure here is the set-up's,
+ * not the cycle's.  held: the workload runs to its end, all of it dirty.
+ * default: it runs in the background and the request comes at a seeded
+ * random moment within the window.
+ */
+static enum verdict set_up_cycle(struct run *run, struct cycle_record *rec)
+{
+	struct hx *h = &run->h;
+	char cmd[1400];
+	enum verdict v = hx_set_knob(h, rec->sync);
+	bool bg = rec->wb == WB_DEFAULT;
+
+	if (!v)
+		v = hx_hold_writeback(h, !bg);
+	if (!v)
+		v = hx_run(h, h->base.cmd, NULL, "RUN rm -rf " WL_DIR " && sync");
+	if (v || !rec->dirty_target_bytes)
+		return v;
+	workload_command(rec->workload, WL_DIR, rec->dirty_target_bytes,
+			 run->o->runtime_s, bg, cmd, sizeof(cmd));
+	if (bg)
+		/* the pid lets the next cycle wait for the workload's end */
+		return hx_run(h, h->base.cmd, NULL, "RUN echo > " WL_PID " && (%s"
+			      " echo $! > " WL_PID ")", cmd);
+	return hx_run(h, write_ms(run, rec->dirty_target_bytes), NULL, "RUN %s", cmd);
+}
+
+/* default writeback: a seeded moment within the window, then the request */
+static void request_moment(struct run *run, struct cycle_record *rec, int n)
+{
+	unsigned int seed = run->o->seed * 2654435761u + (unsigned int)n;
+	int ms = run->o->window_ms ? (int)(rand_r(&seed) % (unsigned int)run->o->window_ms) : 0;
+
+	rec->request_after_s = ms / 1000.0;
+	usleep(ms * 1000);
+}
+
+/* The workload's end, then its files: the next cycle starts clean.
+ * default writeback syncs, so the disk keeps its writeback history. */
+static enum verdict tear_down(struct run *run, const struct cycle_record *rec)
+{
+	struct hx *h = &run->h;
+
+	if (rec->wb == WB_HELD)	/* unlinking drops the dirty pages unwritten */
+		return hx_run(h, h->base.cmd, NULL, "RUN rm -rf " WL_DIR);
+	return hx_run(h, write_ms(run, rec->dirty_target_bytes), NULL,
+		      "RUN p=$(cat " WL_PID " 2>/dev/null); while [ -n \"$p\" ] &&"
+		      " kill -0 $p 2>/dev/null; do sleep 0.2; done; rm -rf " WL_DIR " && sync");
+}
+
+static enum verdict one_cycle(struct run *run, struct cycle_record *rec, int n)
 {
 	struct cycle_timeouts to = timeouts(run, rec->dirty_target_bytes);
 	enum verdict v = set_up_cycle(run, rec);
@@ -166,11 +191,52 @@ static enum verdict one_cycle(struct run *run, struct cycle_record *rec)
 		snprintf(rec->c.why, sizeof(rec->c.why), "set-up: %s", verdict_name(v));
 		return rec->c.verdict;
 	}
+	if (rec->wb == WB_DEFAULT)
+		request_moment(run, rec, n);
 	v = cycle_run(&run->h.vm, rec->state, &to, &rec->c);
-	lab_derive(rec, run->r->floor_bps);
-	/* unlinking drops the dirty pages without writing them */
-	if (!v && hx_run(&run->h, run->h.base.cmd, NULL, "RUN rm -f " HX_DATA_MNT "/dirty"))
+	lab_derive(rec, rec->workload == workload_by_name("bigfile") &&
+		   rec->wb == WB_HELD ? run->r->floor_bps : -1);
+	if (!v && tear_down(run, rec))
 		v = VERDICT_SETUP_FAILED;	/* the next cycle's start would be wrong */
+	return v;
+}
+
+/*
+ * A disk that has never completed writeback gets almost no share of the
+ * background threshold (wb_over_bg_thresh), so background writeback would
+ * start far below the global threshold.  A real disk has history: give it
+ * some before default-writeback cycles.
+ */
+static enum verdict disk_history(struct run *run)
+{
+	for (int i = 0; i < run->o->n_wbs; i++)
+		if (run->o->wbs[i] == WB_DEFAULT)
+			return hx_run(&run->h, write_ms(run, 64ULL << 20), NULL,
+				      "RUN " HX_FIO " --name=history --filename=" HX_DATA_MNT
+				      "/history --rw=write --bs=1M --size=64M --end_fsync=1"
+				      " --ioengine=psync --thread --output-format=terse >/dev/null"
+				      " && rm -f " HX_DATA_MNT "/history && sync");
+	return VERDICT_OK;
+}
+
+static enum verdict boot(struct run *run)
+{
+	char tag[32];
+	enum verdict v;
+
+	snprintf(tag, sizeof(tag), "boot-%d", run->h.boots + 1);
+	v = hx_boot(&run->h, tag, true);
+	if (v)
+		return v;
+	if ((v = hx_prepare(&run->h, false)) || (v = hx_hold_writeback(&run->h, true)))
+		hx_fail(&run->h, v, "set-up");
+	else if ((v = warm_up(run)))
+		hx_fail(&run->h, v, "warm-up");
+	else if ((v = disk_history(run)))
+		hx_fail(&run->h, v, "disk history");
+	/* a guest that boots but cannot be set up counts as a failed boot */
+	run->h.boot_failures += v != VERDICT_OK;
+	run->alive = !v;
 	return v;
 }
 
@@ -199,13 +265,15 @@ static void progress_cycle(struct run *run, const struct cycle_record *rec, int 
 	unsigned long long mib = rec->dirty_target_bytes >> 20;
 
 	if (rec->c.verdict != VERDICT_OK) {
-		fprintf(stderr, "%s: [%d/%d] %s sync=%d dirty=%lluM cycle %d: %s%s%s\n",
-			cli_prog, run->r->n, total, rec->state, rec->sync, mib,
-			rec->index + 1, name, rec->c.why[0] ? ": " : "", rec->c.why);
+		fprintf(stderr, "%s: [%d/%d] %s sync=%d %s/%s %lluM cycle %d: %s%s%s\n",
+			cli_prog, run->r->n, total, rec->state, rec->sync, rec->workload->name,
+			writeback_name(rec->wb), mib, rec->index + 1, name,
+			rec->c.why[0] ? ": " : "", rec->c.why);
 		return;
 	}
-	hx_progress(&run->h, "[%d/%d] %s sync=%d dirty=%lluM cycle %d: suspend %.3f s, sync %.3f s, resume %.3f s, dirty %lld kB",
-		    run->r->n, total, rec->state, rec->sync, mib, rec->index + 1,
+	hx_progress(&run->h, "[%d/%d] %s sync=%d %s/%s %lluM cycle %d: suspend %.3f s, sync %.3f s, resume %.3f s, dirty %lld kB",
+		    run->r->n, total, rec->state, rec->sync, rec->workload->name,
+		    writeback_name(rec->wb), mib, rec->index + 1,
 		    rec->suspend_latency_s, isnan(rec->sync_phase_s) ? 0 : rec->sync_phase_s,
 		    rec->resume_latency_s, rec->c.dirty_kb);
 }
@@ -214,7 +282,7 @@ int lab_run(const struct lab_opts *o, struct lab_result *r,
 	    const struct hx_timeouts *base)
 {
 	struct run run = { .o = o, .r = r };
-	int total = o->n_states * o->n_syncs * o->n_dirty * o->cycles;
+	int total = lab_n_configs(o) * o->cycles;
 	int failed = 0;
 	char img[600];
 
@@ -246,20 +314,20 @@ int lab_run(const struct lab_opts *o, struct lab_result *r,
 	/* cycles outermost: a slow start, or drift, hits every configuration
 	 * alike instead of the first ones */
 	for (int i = 0; i < o->cycles; i++)
-	for (int s = 0; s < o->n_states; s++)
-	for (int y = 0; y < o->n_syncs; y++)
-	for (int d = 0; d < o->n_dirty; d++) {
+	for (int k = 0; k < lab_n_configs(o); k++) {
 		struct cycle_record *rec = &r->rec[r->n++];
+		struct lab_config cf;
 		enum verdict v;
 
-		lab_record_init(rec, o->states[s], o->syncs[y], o->dirty[d], i);
+		lab_config_at(o, k, &cf);
+		lab_record_init(rec, &cf, i);
 		if (!run.alive)
 			boot(&run);
 		if (!run.alive) {
 			failed++;	/* NotRun: no guest to run it on */
 			continue;
 		}
-		v = one_cycle(&run, rec);
+		v = one_cycle(&run, rec, r->n);
 		progress_cycle(&run, rec, total);
 		if (v) {
 			failed++;

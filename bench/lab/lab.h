@@ -12,11 +12,14 @@
 
 #include "cycle.h"
 #include "hx.h"
+#include "workload.h"
 
 #define LAB_VERSION "0.2.0"
 #define LAB_MAX_STATES 2
 #define LAB_MAX_DIRTY 16
 #define LAB_MAX_SYNC 2
+#define LAB_MAX_WORKLOADS 4
+#define LAB_MAX_WB 2
 
 struct lab_opts {
 	struct hx_opts hx;		/* kernel, profile, out dir, ... */
@@ -24,17 +27,40 @@ struct lab_opts {
 	int n_states;
 	int syncs[LAB_MAX_SYNC];	/* 0 and/or 1 */
 	int n_syncs;
-	uint64_t dirty[LAB_MAX_DIRTY];	/* bytes */
+	uint64_t dirty[LAB_MAX_DIRTY];	/* bytes the workload writes */
 	int n_dirty;
+	const struct workload *workloads[LAB_MAX_WORKLOADS];
+	int n_workloads;
+	enum writeback wbs[LAB_MAX_WB];
+	int n_wbs;
+	int window_ms;			/* default writeback: the request comes within this */
+	int runtime_s;			/* timed workloads run this long */
+	unsigned int seed;		/* request moments */
 	int cycles;			/* per configuration, 1..1000 */
 	int mem_mb;			/* guest RAM; 0 = sized from the dirty list */
 	int resume_delay_ms;		/* test-only: the agent waits before RESUMED */
 };
 
+/* One configuration of an experiment. */
+struct lab_config {
+	const char *state;
+	int sync;
+	const struct workload *workload;
+	enum writeback wb;
+	uint64_t dirty;
+};
+
+/* Configurations in a fixed order: state, sync, workload, writeback, size. */
+int lab_n_configs(const struct lab_opts *o);
+void lab_config_at(const struct lab_opts *o, int k, struct lab_config *c);
+
 /* Every figure is NAN when not measured; negative values are kept. */
 struct cycle_record {
 	const char *state;
 	int sync;
+	const struct workload *workload;
+	enum writeback wb;
+	double request_after_s;		/* default writeback: request this long after the start */
 	uint64_t dirty_target_bytes;
 	int index;			/* cycle number within its configuration */
 	struct cycle c;			/* verdict, phases, timestamps */
@@ -82,8 +108,7 @@ int lab_mem_mb(const struct lab_opts *o);
 /* Fills a record's figures from its cycle (derive.c). */
 void lab_derive(struct cycle_record *rec, double floor_bps);
 /* A record for a cycle that is about to run, with nothing measured. */
-void lab_record_init(struct cycle_record *rec, const char *state, int sync,
-		     uint64_t dirty, int index);
+void lab_record_init(struct cycle_record *rec, const struct lab_config *cf, int index);
 
 /*
  * Runs the experiment; 0 if every cycle is OK, 1 otherwise.  base, if not

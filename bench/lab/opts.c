@@ -22,6 +22,10 @@
 enum {
 	OPT_SYNC = 0x500,
 	OPT_RESUME_DELAY,
+	OPT_WRITEBACK,
+	OPT_WINDOW,
+	OPT_RUNTIME,
+	OPT_SEED,
 };
 
 static const struct option longopts[] = {
@@ -31,12 +35,17 @@ static const struct option longopts[] = {
 	{ "sync",		required_argument, NULL, OPT_SYNC },
 	{ "mem",		required_argument, NULL, 'm' },
 	{ "test-resume-delay",	required_argument, NULL, OPT_RESUME_DELAY },
+	{ "workload",		required_argument, NULL, 'w' },
+	{ "writeback",		required_argument, NULL, OPT_WRITEBACK },
+	{ "request-window",	required_argument, NULL, OPT_WINDOW },
+	{ "runtime",		required_argument, NULL, OPT_RUNTIME },
+	{ "seed",		required_argument, NULL, OPT_SEED },
 	HX_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
 /* Leading ':' so a missing value comes back as ':' rather than '?'. */
-static const char shortopts[] = ":s:c:d:m:" HX_SHORTOPTS;
+static const char shortopts[] = ":s:c:d:m:w:" HX_SHORTOPTS;
 
 /* What each option accepts, for the missing-value message. */
 static const char *valid_of(int val)
@@ -52,6 +61,11 @@ static const char *valid_of(int val)
 	case OPT_SYNC: return "0, 1, both";
 	case 'm': return "256 to 65536";
 	case OPT_RESUME_DELAY: return "0 to 60000 ms";
+	case 'w': return "bigfile, smallfiles, fsync-log, mixed, all";
+	case OPT_WRITEBACK: return "held, default, both";
+	case OPT_WINDOW: return "0 to 600000 ms";
+	case OPT_RUNTIME: return "1 to 3600 s";
+	case OPT_SEED: return "0 to 4294967295";
 	default: return "a value";
 	}
 }
@@ -139,16 +153,59 @@ static int parse_sync(const char *arg, struct lab_opts *o)
 	return 0;
 }
 
+static int parse_workloads(const char *arg, struct lab_opts *o)
+{
+	const char *s = arg;
+
+	o->n_workloads = 0;
+	if (!strcmp(arg, "all")) {
+		for (const struct workload *w = workloads; w->name; w++)
+			o->workloads[o->n_workloads++] = w;
+		return 0;
+	}
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		char name[32];
+		const struct workload *w;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(len < 31 ? len : 31), s);
+		w = len < 31 ? workload_by_name(name) : NULL;
+		if (!w)
+			return cli_bad("--workload: '%.*s' is not a workload (valid: %s, all)",
+				       (int)len, s, workload_names());
+		for (int i = 0; i < o->n_workloads; i++)
+			if (o->workloads[i] == w)
+				return cli_bad("--workload: '%s' names %s twice (valid: each at most once)",
+					       arg, w->name);
+		o->workloads[o->n_workloads++] = w;
+		if (!s[len])
+			return 0;
+		s += len + 1;
+	}
+}
+
+static int parse_writeback(const char *arg, struct lab_opts *o)
+{
+	o->n_wbs = 0;
+	if (!strcmp(arg, "held") || !strcmp(arg, "both"))
+		o->wbs[o->n_wbs++] = WB_HELD;
+	if (!strcmp(arg, "default") || !strcmp(arg, "both"))
+		o->wbs[o->n_wbs++] = WB_DEFAULT;
+	return o->n_wbs ? 0 :
+	       cli_bad("--writeback: '%s' is not a writeback mode (valid: held, default, both)", arg);
+}
+
 static void usage(void)
 {
 	printf("Usage: suspend-lab [options]\n"
 	       "Boots a Linux guest in QEMU and measures suspend latency for each\n"
-	       "state x sync x dirty-size configuration.\n\n"
+	       "state x sync x workload x writeback x size configuration.\n\n"
 	       "Options:\n"
 	       " -s, --state LIST         states to test, comma-separated: mem, freeze\n"
 	       "                          (default mem,freeze)\n"
 	       " -c, --cycles N           cycles per configuration, 1 to 1000 (default 3)\n"
-	       " -d, --dirty LIST         page cache to dirty before each suspend,\n"
+	       " -d, --dirty LIST         bytes the workload writes before each suspend\n"
+	       "                          (held writeback: all of it still dirty),\n"
 	       "                          1 to 16 distinct sizes, each 0 to 4G, suffix\n"
 	       "                          K, M or G; with --mem, at most a quarter of it\n"
 	       "                          (default 0,64M,256M)\n"
@@ -156,6 +213,18 @@ static void usage(void)
 	       " -m, --mem MIB            guest RAM, 256 to 65536 MiB (default: four\n"
 	       "                          times the largest dirty size plus 512, at\n"
 	       "                          least 2048)\n"
+	       " -w, --workload LIST      what writes before each suspend, comma-separated,\n"
+	       "                          or all (default bigfile):\n");
+	for (const struct workload *w = workloads; w->name; w++)
+		printf("                            %-10s %s\n", w->name, w->what);
+	printf("     --writeback MODE     held (dirty data stays in RAM until the sync),\n"
+	       "                          default (the kernel's vm.dirty_*, the request\n"
+	       "                          at a seeded random moment) or both (default held)\n"
+	       "     --request-window MS  default writeback: the request comes within MS\n"
+	       "                          of the workload's start, 0 to 600000 (default 10000)\n"
+	       "     --runtime S          timed workloads (mixed) run S seconds, 1 to 3600\n"
+	       "                          (default 10)\n"
+	       "     --seed N             request moments, 0 to 4294967295 (default 1)\n"
 	       "     --test-resume-delay MS  test-only: the agent waits MS before\n"
 	       "                          reporting the resume\n");
 	hx_opts_usage(stdout);
@@ -176,6 +245,13 @@ static void set_defaults(struct lab_opts *o)
 	o->dirty[2] = 256 * MIB;
 	o->n_dirty = 3;
 	o->cycles = 3;
+	o->workloads[0] = workload_by_name("bigfile");
+	o->n_workloads = 1;
+	o->wbs[0] = WB_HELD;
+	o->n_wbs = 1;
+	o->window_ms = 10000;
+	o->runtime_s = 10;
+	o->seed = 1;
 }
 
 static int handle(int c, const char *arg, void *ctx)
@@ -207,6 +283,25 @@ static int handle(int c, const char *arg, void *ctx)
 		rc = cli_int("test-resume-delay", arg, 0, 60000, &v);
 		if (!rc)
 			o->resume_delay_ms = v;
+		return rc;
+	case 'w':
+		return parse_workloads(arg, o);
+	case OPT_WRITEBACK:
+		return parse_writeback(arg, o);
+	case OPT_WINDOW:
+		rc = cli_int("request-window", arg, 0, 600000, &v);
+		if (!rc)
+			o->window_ms = v;
+		return rc;
+	case OPT_RUNTIME:
+		rc = cli_int("runtime", arg, 1, 3600, &v);
+		if (!rc)
+			o->runtime_s = v;
+		return rc;
+	case OPT_SEED:
+		rc = cli_int("seed", arg, 0, 4294967295LL, &v);
+		if (!rc)
+			o->seed = v;
 		return rc;
 	default:
 		return cli_bad("unknown option (try --help)");

@@ -253,7 +253,8 @@ static enum verdict before(const struct pc_opts *o, struct hx *h, struct pc_reco
 	snprintf(r->kernel_release, sizeof(r->kernel_release), "%s", h->vm.release);
 	snprintf(r->qemu_version, sizeof(r->qemu_version), "%s", h->qemu_version);
 	snprintf(r->knob, sizeof(r->knob), "%s", h->vm.knob);
-	if ((v = hx_prepare(h, HX_WB_HELD, true)) || (v = hx_set_knob(h, o->sync)) ||
+	if ((v = hx_prepare(h, true)) || (v = hx_hold_writeback(h, true)) ||
+	    (v = hx_set_knob(h, o->sync)) ||
 	    (v = read_slack(h, r)) || (v = pc_write_dataset(h, r)))
 		return fail(h, r, v == VERDICT_QEMU_DIED ? v : VERDICT_SETUP_FAILED,
 			    "set-up before the cut: %s", verdict_name(v));

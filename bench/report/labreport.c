@@ -95,8 +95,8 @@ static void table_header(FILE *f, const struct lab_view *v)
 	else
 		fprintf(f, "floor     not measured\n");
 	fprintf(f, "\nlatencies in ms over the OK cycles; sync/floor is the sync phase over dirty bytes / floor\n");
-	fprintf(f, "%-6s %-4s %9s %8s %9s %9s %9s %9s %10s %9s %9s %9s %10s\n",
-		"state", "sync", "dirty_MiB", "ok/total", "susp_med", "susp_p95",
+	fprintf(f, "%-6s %-4s %-10s %-7s %9s %8s %9s %9s %9s %9s %10s %9s %9s %9s %10s\n",
+		"state", "sync", "workload", "wb", "size_MiB", "ok/total", "susp_med", "susp_p95",
 		"susp_max", "sync_med", "sync/floor", "resm_med", "resm_p95",
 		"resm_max", "dirty_kB");
 }
@@ -107,7 +107,8 @@ static void table_row(FILE *f, const struct lab_summary *cf)
 
 	snprintf(mib, sizeof(mib), "%.6g", cf->dirty / MIB);
 	snprintf(ok, sizeof(ok), "%d/%d", cf->n_ok, cf->n_total);
-	fprintf(f, "%-6s %-4s %9s %8s", cf->state, cf->sync ? "on" : "off", mib, ok);
+	fprintf(f, "%-6s %-4s %-10s %-7s %9s %8s", cf->state, cf->sync ? "on" : "off",
+		cf->cf.workload->name, writeback_name(cf->cf.wb), mib, ok);
 	col_ms(f, 9, cf->suspend.median);
 	col_ms(f, 9, cf->suspend.p95);
 	col_ms(f, 9, cf->suspend.max);
@@ -124,14 +125,15 @@ static void table_row(FILE *f, const struct lab_summary *cf)
 static void table_spans(FILE *f, const struct lab_view *v)
 {
 	fprintf(f, "\nresume spans in ms, median/p95/max over the OK cycles (README: where resume goes)\n");
-	fprintf(f, "%-6s %-4s %9s", "state", "sync", "dirty_MiB");
+	fprintf(f, "%-6s %-4s %-10s %-7s %9s", "state", "sync", "workload", "wb", "size_MiB");
 	for (int k = 0; k < LAB_SPANS; k++)
 		fprintf(f, " %20s", lab_span_names[k]);
 	fputc('\n', f);
 	for (int i = 0; i < v->n_sum; i++) {
 		const struct lab_summary *cf = &v->sum[i];
 
-		fprintf(f, "%-6s %-4s %9.6g", cf->state, cf->sync ? "on" : "off", cf->dirty / MIB);
+		fprintf(f, "%-6s %-4s %-10s %-7s %9.6g", cf->state, cf->sync ? "on" : "off",
+			cf->cf.workload->name, writeback_name(cf->cf.wb), cf->dirty / MIB);
 		for (int k = 0; k < LAB_SPANS; k++) {
 			char b[64];
 
@@ -157,8 +159,9 @@ void report_table(FILE *f, const struct lab_view *v)
 
 		if (rec->c.verdict == VERDICT_OK)
 			continue;
-		fprintf(f, "failed: %s sync %s dirty %.6g MiB cycle %d: %s%s%s\n",
+		fprintf(f, "failed: %s sync %s %s/%s %.6g MiB cycle %d: %s%s%s\n",
 			rec->state ? rec->state : "?", rec->sync ? "on" : "off",
+			rec->workload ? rec->workload->name : "?", writeback_name(rec->wb),
 			rec->dirty_target_bytes / MIB, rec->index + 1,
 			verdict_name(rec->c.verdict), rec->c.why[0] ? ": " : "",
 			rec->c.why);
@@ -267,10 +270,13 @@ static json_t *j_cycle(const struct cycle_record *rec)
 	const struct cycle *c = &rec->c;
 	bool skip = c->skip_events > 0;
 
-	return json_pack("{s:o, s:i, s:I, s:i, s:s, s:o, s:i, s:o, s:o, s:o, s:o,"
+	return json_pack("{s:o, s:i, s:s, s:s, s:o, s:I, s:i, s:s, s:o, s:i, s:o, s:o, s:o, s:o,"
 			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "state", j_str(rec->state),
 			 "sync", rec->sync,
+			 "workload", rec->workload ? rec->workload->name : "?",
+			 "writeback", writeback_name(rec->wb),
+			 "request_after_s", j_num(rec->request_after_s),
 			 "dirty_target_bytes", (json_int_t)rec->dirty_target_bytes,
 			 "cycle", rec->index + 1,
 			 "verdict", verdict_name(c->verdict),
@@ -296,9 +302,12 @@ static json_t *j_cycle(const struct cycle_record *rec)
 
 static json_t *j_config(const struct lab_view *v, const struct lab_summary *cf)
 {
-	return json_pack("{s:s, s:i, s:I, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o,"
+			 " s:o, s:o}",
 			 "state", cf->state,
 			 "sync", cf->sync,
+			 "workload", cf->cf.workload->name,
+			 "writeback", writeback_name(cf->cf.wb),
 			 "dirty_target_bytes", (json_int_t)cf->dirty,
 			 "profile", j_str(v->o->hx.profile ? v->o->hx.profile->name : NULL),
 			 "n_ok", cf->n_ok,
@@ -362,7 +371,8 @@ int report_json(const char *path, const struct lab_view *v)
 static int write_csv(FILE *f, const void *ctx)
 {
 	static const char *const cols[] = {
-		"state", "sync", "dirty_target_bytes", "cycle", "verdict",
+		"state", "sync", "workload", "writeback", "request_after_s",
+		"dirty_target_bytes", "cycle", "verdict",
 		"rc", "dirty_at_request_kb", "writeback_at_request_kb",
 		"suspend_latency_s", "suspend_latency_source",
 		"guest_suspend_latency_s", "resume_latency_s", "guest_resume_s",
@@ -380,6 +390,9 @@ static int write_csv(FILE *f, const void *ctx)
 
 		csv_str(&c, rec->state);
 		csv_int(&c, rec->sync);
+		csv_str(&c, rec->workload ? rec->workload->name : "?");
+		csv_str(&c, writeback_name(rec->wb));
+		csv_num(&c, rec->request_after_s);
 		csv_int(&c, (long long)rec->dirty_target_bytes);
 		csv_int(&c, rec->index + 1);
 		csv_str(&c, verdict_name(rec->c.verdict));

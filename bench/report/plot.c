@@ -18,19 +18,24 @@
 #define MIB 1048576.0
 #define LOG_SPAN 20.0	/* medians this far apart: a log y axis */
 
-/* One line of the plot: a (state, sync) pair over ascending dirty sizes. */
+/* One line of the plot: a (state, sync, workload, writeback) over
+ * ascending sizes. */
+#define MAX_LINES 16
 struct series {
 	const char *state;
 	int sync;
+	const struct workload *workload;
+	enum writeback wb;
 	int n;
 	double mib[LAB_MAX_DIRTY];
 	const struct lab_summary *cf[LAB_MAX_DIRTY];
 };
 
 struct plot {
-	struct series line[LAB_MAX_STATES * LAB_MAX_SYNC];
+	struct series line[MAX_LINES];
 	int n_lines;
 	double xmax, ymin[2], ymax[2];	/* [0] suspend, [1] resume */
+	bool many;			/* several workloads or modes: name them */
 	char dir[256], data[300], script[300];
 };
 
@@ -39,53 +44,58 @@ static const struct stats *metric(const struct lab_summary *cf, int which)
 	return which ? &cf->resume : &cf->suspend;
 }
 
-static void sort_dirty(const struct lab_opts *o, int *order)
+static bool same_line(const struct series *l, const struct lab_config *c)
 {
-	for (int i = 0; i < o->n_dirty; i++) {
-		int j = i;
+	return !strcmp(l->state, c->state) && l->sync == c->sync &&
+	       l->workload == c->workload && l->wb == c->wb;
+}
 
-		for (; j > 0 && o->dirty[order[j - 1]] > o->dirty[i]; j--)
-			order[j] = order[j - 1];
-		order[j] = i;
+/* Points in ascending size (insertion: a handful of points per line). */
+static void add_point(struct series *l, const struct lab_summary *cf)
+{
+	int j = l->n++;
+
+	for (; j > 0 && l->mib[j - 1] > cf->dirty / MIB; j--) {
+		l->mib[j] = l->mib[j - 1];
+		l->cf[j] = l->cf[j - 1];
 	}
+	l->mib[j] = cf->dirty / MIB;
+	l->cf[j] = cf;
 }
 
 /* Lines with no OK cycle are left out: gnuplot rejects empty blocks. */
 static void plot_collect(struct plot *pl, const struct lab_view *v)
 {
-	const struct lab_opts *o = v->o;
-	int order[LAB_MAX_DIRTY];
-
 	pl->ymin[0] = pl->ymin[1] = INFINITY;
-	sort_dirty(o, order);
-	for (int s = 0; s < o->n_states; s++)
-	for (int y = 0; y < o->n_syncs; y++) {
-		struct series *l = &pl->line[pl->n_lines];
+	for (int k = 0; k < v->n_sum; k++) {
+		const struct lab_summary *cf = &v->sum[k];
+		struct series *l = NULL;
 
-		l->state = o->states[s];
-		l->sync = o->syncs[y];
-		l->n = 0;
-		for (int d = 0; d < o->n_dirty; d++) {
-			const struct lab_summary *cf =
-				&v->sum[lab_summary_index(o, s, y, order[d])];
-
-			if (cf->dirty / MIB > pl->xmax)
-				pl->xmax = cf->dirty / MIB;
-			if (!cf->suspend.n)
-				continue;
-			l->mib[l->n] = cf->dirty / MIB;
-			l->cf[l->n++] = cf;
-			for (int w = 0; w < 2; w++) {
-				const struct stats *st = metric(cf, w);
-
-				if (st->n && st->max > pl->ymax[w])
-					pl->ymax[w] = st->max;
-				if (st->n && st->min > 0 && st->min < pl->ymin[w])
-					pl->ymin[w] = st->min;
-			}
+		if (cf->dirty / MIB > pl->xmax)
+			pl->xmax = cf->dirty / MIB;
+		if (!cf->suspend.n)
+			continue;
+		for (int i = 0; i < pl->n_lines && !l; i++)
+			if (same_line(&pl->line[i], &cf->cf))
+				l = &pl->line[i];
+		if (!l && pl->n_lines == MAX_LINES)
+			continue;	/* the table and JSON have them all */
+		if (!l) {
+			l = &pl->line[pl->n_lines++];
+			l->state = cf->state;
+			l->sync = cf->sync;
+			l->workload = cf->cf.workload;
+			l->wb = cf->cf.wb;
 		}
-		if (l->n)
-			pl->n_lines++;
+		add_point(l, cf);
+		for (int w = 0; w < 2; w++) {
+			const struct stats *st = metric(cf, w);
+
+			if (st->n && st->max > pl->ymax[w])
+				pl->ymax[w] = st->max;
+			if (st->n && st->min > 0 && st->min < pl->ymin[w])
+				pl->ymin[w] = st->min;
+		}
 	}
 }
 
@@ -115,9 +125,10 @@ static int plot_data(FILE *f, const void *ctx)
 		for (int w = 0; w < 2; w++) {
 			const struct series *l = &pl->line[i];
 
-			fprintf(f, "%s# %s, sync %s, %s: dirty_MiB median min max p95\n",
+			fprintf(f, "%s# %s, sync %s, %s, %s, %s: MiB median min max p95\n",
 				i || w ? "\n\n" : "", w ? "resume" : "suspend",
-				l->sync ? "on" : "off", l->state);
+				l->sync ? "on" : "off", l->state, l->workload->name,
+				writeback_name(l->wb));
 			for (int k = 0; k < l->n; k++) {
 				const struct stats *st = metric(l->cf[k], w);
 
@@ -155,9 +166,11 @@ static void panel(FILE *f, const struct plot *pl, int w)
 		const struct series *l = &pl->line[i];
 
 		fprintf(f, "%s D index %d using 1:2:3:4 with yerrorlines lw 2 pt 7 dt %d lc %d"
-			" title \"sync %s, %s\", \\\n    D index %d using 1:5 with points pt 2"
+			" title \"sync %s, %s%s%s%s%s\", \\\n    D index %d using 1:5 with points pt 2"
 			" lc %d notitle", i ? ", \\\n    " : "plot", 2 * i + w,
 			l->sync ? 1 : 2, i + 1, l->sync ? "on" : "off", l->state,
+			pl->many ? ", " : "", pl->many ? l->workload->name : "",
+			pl->many ? "/" : "", pl->many ? writeback_name(l->wb) : "",
 			2 * i + w, i + 1);
 	}
 	fputc('\n', f);
@@ -195,7 +208,7 @@ static int plot_script(FILE *f, const void *ctx)
 	gp_str(f, c->pl->data);
 	fputs("\nset multiplot layout 2,1 title ", f);
 	gp_str(f, title);
-	fputs("\nset xlabel 'dirty page cache written before the request (MiB)'\n"
+	fputs("\nset xlabel 'bytes the workload wrote before the request (MiB)'\n"
 	      "set key top left box opaque\nset grid\n", f);
 	/* fixed ranges: gnuplot warns about empty autoscaled ones */
 	fprintf(f, "set xrange [0:%.9g]\n", c->pl->xmax > 0 ? c->pl->xmax * 1.08 : 1);
@@ -316,6 +329,7 @@ int report_plot(const char *path, const struct lab_view *v)
 	 * until this one is whole (the suffix tells gnuplot the format) */
 	snprintf(tmp, sizeof(tmp), "%s.tmp%s", path, sc.svg ? ".svg" : ".png");
 	memset(&pl, 0, sizeof(pl));
+	pl.many = v->o->n_workloads > 1 || v->o->n_wbs > 1;
 	plot_collect(&pl, v);
 	rc = plot_files(&pl, &sc);
 	if (!rc)

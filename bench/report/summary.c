@@ -4,15 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-int lab_summary_index(const struct lab_opts *o, int s, int y, int d)
-{
-	return (s * o->n_syncs + y) * o->n_dirty + d;
-}
-
 static bool same_config(const struct lab_summary *cf, const struct cycle_record *rec)
 {
 	return rec->state && !strcmp(rec->state, cf->state) &&
-	       rec->sync == cf->sync && rec->dirty_target_bytes == cf->dirty;
+	       rec->sync == cf->sync && rec->dirty_target_bytes == cf->dirty &&
+	       rec->workload == cf->cf.workload && rec->wb == cf->cf.wb;
 }
 
 typedef double (*metric_fn)(const struct cycle_record *rec);
@@ -53,7 +49,7 @@ static void stat_of(const struct lab_result *r, const struct lab_summary *cf,
 int lab_summarise(const struct lab_opts *o, const struct lab_result *r,
 		  struct lab_summary **out)
 {
-	int n = o->n_states * o->n_syncs * o->n_dirty;
+	int n = lab_n_configs(o);
 	struct lab_summary *sum = calloc(n ? n : 1, sizeof(*sum));
 	double *buf = malloc((r->n ? r->n : 1) * sizeof(*buf));
 
@@ -62,14 +58,13 @@ int lab_summarise(const struct lab_opts *o, const struct lab_result *r,
 		free(buf);
 		return -1;
 	}
-	for (int s = 0; s < o->n_states; s++)
-	for (int y = 0; y < o->n_syncs; y++)
-	for (int d = 0; d < o->n_dirty; d++) {
-		struct lab_summary *cf = &sum[lab_summary_index(o, s, y, d)];
+	for (int k = 0; k < n; k++) {
+		struct lab_summary *cf = &sum[k];
 
-		cf->state = o->states[s];
-		cf->sync = o->syncs[y];
-		cf->dirty = o->dirty[d];
+		lab_config_at(o, k, &cf->cf);
+		cf->state = cf->cf.state;
+		cf->sync = cf->cf.sync;
+		cf->dirty = cf->cf.dirty;
 		for (int i = 0; i < r->n; i++)
 			if (same_config(cf, &r->rec[i])) {
 				cf->n_total++;

@@ -17,7 +17,8 @@ double lab_span(const struct cycle_record *r, int k);
 /* One lab configuration; statistics over its OK cycles only, since a
  * failed cycle's partial timings would pass for fast ones. */
 struct lab_summary {
-	const char *state;
+	struct lab_config cf;
+	const char *state;		/* cf's, for short */
 	int sync;
 	uint64_t dirty;
 	int n_ok, n_total;
@@ -25,12 +26,10 @@ struct lab_summary {
 	struct stats span[LAB_SPANS];	/* the resume's spans, lab_span_names */
 };
 
-/* One per configuration, in the order of o (state x sync x dirty); the
- * caller frees *out.  Count, or -1 when out of memory. */
+/* One per configuration, in lab_config_at()'s order; the caller frees
+ * *out.  Count, or -1 when out of memory. */
 int lab_summarise(const struct lab_opts *o, const struct lab_result *r,
 		  struct lab_summary **out);
-/* Index of the configuration (s, y, d) in that order. */
-int lab_summary_index(const struct lab_opts *o, int s, int y, int d);
 
 /* Power cuts of one setting at one cut point (cut == CUT__COUNT: all). */
 struct pc_summary {

@@ -53,6 +53,13 @@ static struct lab_opts opts(const char *states, int cycles)
 	o.n_dirty = 1;
 	o.cycles = cycles;
 	o.mem_mb = 512;
+	o.workloads[0] = workload_by_name("bigfile");
+	o.n_workloads = 1;
+	o.wbs[0] = WB_HELD;
+	o.n_wbs = 1;
+	o.window_ms = 500;
+	o.runtime_s = 1;
+	o.seed = 1;
 	return o;
 }
 
@@ -232,7 +239,7 @@ static void setup_faults(void)
 	       "a refused knob: SetupFailed");
 	lab_result_free(&r);
 
-	run("fail-run=--name=dirty", &o, &r, n, &err);
+	run("fail-run=bigfile.fio", &o, &r, n, &err);
 	tap_ok(n[VERDICT_SETUP_FAILED] >= 1 && !n[VERDICT_QEMU_DIED] &&
 	       all_null(&r.rec[0]), "a failed fio: SetupFailed with null figures (%s)",
 	       verdict_name(r.rec[0].c.verdict));

@@ -107,6 +107,10 @@ static void make_run(struct lab_opts *o, struct lab_result *r, int *failed)
 	o->dirty[1] = 8 * MIB;
 	o->n_dirty = 2;
 	o->cycles = 2;
+	o->workloads[0] = workload_by_name("bigfile");
+	o->n_workloads = 1;
+	o->wbs[0] = WB_HELD;
+	o->n_wbs = 1;
 	o->hx.firmware = VM_FW_BIOS;
 	o->hx.profile = &profile;
 	o->hx.accel = "tcg";
@@ -127,7 +131,12 @@ static void make_run(struct lab_opts *o, struct lab_result *r, int *failed)
 	for (int i = 0; i < o->cycles; i++) {
 		struct cycle_record *p = &rec[n];
 
-		lab_record_init(p, "mem", o->syncs[y], o->dirty[d], i);
+		struct lab_config cf = {
+			.state = "mem", .sync = o->syncs[y], .dirty = o->dirty[d],
+			.workload = o->workloads[0], .wb = WB_HELD,
+		};
+
+		lab_record_init(p, &cf, i);
 		if (p->sync && d == 0 && i == 1) {
 			fill_failed(p);
 			*failed = n;
@@ -341,7 +350,7 @@ static int split(char *line, char **field, int max)
 static void check_csv(const char *path, const struct lab_result *r, int failed)
 {
 	static const char *const strings[] = {
-		"state", "verdict", "suspend_latency_source",
+		"state", "verdict", "suspend_latency_source", "workload", "writeback",
 	};
 	char line[2048], *head[64], *row[64];
 	int nh = 0, rows = 0, width_ok = 1, resume = -1, names_ok = 1;
@@ -371,7 +380,7 @@ static void check_csv(const char *path, const struct lab_result *r, int failed)
 		width_ok &= n == nh;
 		if (rows == failed && resume >= 0 && n == nh)
 			failed_empty = !row[resume][0] &&
-				       !strcmp(row[4], "ResumeTimeout");
+				       !strcmp(row[7], "ResumeTimeout");
 		rows++;
 	}
 	tap_ok(rows == r->n && width_ok, "CSV: header + %d rows of %d fields (%d rows)",
@@ -405,7 +414,7 @@ static void check_table(void)
 			prov = true;
 		if (strstr(line, "ResumeTimeout") && strstr(line, "64"))
 			failure = true;
-		if (sscanf(line, "%31s %31s %31s %31s", tok[0], tok[1], tok[2],
+		if (sscanf(line, "%31s %31s %*s %*s %31s %31s", tok[0], tok[1], tok[2],
 			   tok[3]) != 4)
 			continue;
 		for (size_t i = 0; i < N(want); i++)

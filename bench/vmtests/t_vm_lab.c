@@ -10,8 +10,15 @@
  * stated tolerance of what fio left dirty: at most 2 MiB below (per-CPU
  * vmstat counters fold lazily) and at most 8 MiB above (metadata, journal).
  *
+ * The resume's spans: on every OK cycle they add up to the host's resume
+ * latency within 50 ms (the remainder is the guest clock's step across
+ * the suspend); a 500 ms delay injected before RESUMED shows in the agent's
+ * span, and not in the others.  Every workload runs a short cycle in each
+ * writeback mode, and the report has its counts.
+ *
  * Environment: KERNEL, INITRD, TOOLS_DISK (fio); SLAB_LOGDIR keeps logs.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +64,18 @@ static void check_record(const struct cycle_record *rec)
 	       rec->guest_suspend_latency_s);
 }
 
+#define SPAN_TOLERANCE_S 0.05
+
+static void check_spans(const struct cycle_record *rec, const char *what)
+{
+	if (rec->c.verdict != VERDICT_OK)
+		return;
+	tap_ok(fabs(rec->span_remainder_s) < SPAN_TOLERANCE_S,
+	       "%s: resume %.3f s = wake %.3f + kernel %.3f + agent %.3f + channel %.3f, remainder %.3f s",
+	       what, rec->resume_latency_s, rec->span_wake_s, rec->span_kernel_s,
+	       rec->span_agent_s, rec->span_channel_s, rec->span_remainder_s);
+}
+
 static void check_at_risk(const struct cycle_record *rec, bool has_report)
 {
 	const struct cycle *c = &rec->c;
@@ -77,7 +96,7 @@ static void check_at_risk(const struct cycle_record *rec, bool has_report)
 	       rec->state, c->skip_dirty_kb, want, c->dirty_kb);
 }
 
-static int run(struct lab_opts *o, const char *name)
+static int run(struct lab_opts *o, const char *name, struct lab_result *out)
 {
 	struct lab_result r;
 	char json[600];
@@ -90,7 +109,12 @@ static int run(struct lab_opts *o, const char *name)
 	for (int i = 0; i < r.n; i++) {
 		check_record(&r.rec[i]);
 		check_at_risk(&r.rec[i], r.at_risk_report);
+		check_spans(&r.rec[i], name);
 	}
+	if (out)
+		*out = r;
+	else
+		lab_result_free(&r);
 	snprintf(json, sizeof(json), "%s/%s.json", o->hx.out_dir, name);
 	{
 		struct lab_summary *sum = NULL;
@@ -107,8 +131,60 @@ static int run(struct lab_opts *o, const char *name)
 	       j ? "" : ": ", j ? "" : err.text);
 	json_decref(j);
 	unlink(json);
-	lab_result_free(&r);
 	return rc;
+}
+
+/* A delay before RESUMED lands in the agent's span, nowhere else. */
+static void delayed(struct lab_opts *o)
+{
+	struct lab_result r;
+	const struct cycle_record *c;
+
+	o->states[0] = "mem";
+	o->n_syncs = 1;
+	o->syncs[0] = 0;
+	o->dirty[0] = 0;
+	o->resume_delay_ms = 500;
+	run(o, "mem, 500 ms before RESUMED", &r);
+	o->resume_delay_ms = 0;
+	c = &r.rec[0];
+	if (r.n && c->c.verdict == VERDICT_OK)
+		tap_ok(c->span_agent_s >= 0.5 && c->span_agent_s < 0.6 &&
+		       c->span_channel_s < 0.1 && c->span_kernel_s < 0.5,
+		       "the 500 ms delay is in the agent span (%.3f s), not channel (%.3f) or kernel (%.3f)",
+		       c->span_agent_s, c->span_channel_s, c->span_kernel_s);
+	else
+		tap_ok(false, "the delayed cycle ran");
+	lab_result_free(&r);
+}
+
+/* Every workload, one short cycle in each writeback mode. */
+static void all_workloads(struct lab_opts *o)
+{
+	struct lab_result r;
+
+	o->n_syncs = 1;
+	o->syncs[0] = 1;
+	o->dirty[0] = 16ULL << 20;
+	o->n_workloads = 0;
+	for (const struct workload *w = workloads; w->name; w++)
+		o->workloads[o->n_workloads++] = w;
+	o->wbs[0] = WB_HELD;
+	o->wbs[1] = WB_DEFAULT;
+	o->n_wbs = 2;
+	o->runtime_s = 3;
+	o->window_ms = 3000;
+	run(o, "workloads", &r);
+	for (int i = 0; i < r.n; i++) {
+		const struct cycle_record *c = &r.rec[i];
+
+		tap_ok(c->c.verdict == VERDICT_OK && c->c.dirty_kb >= 0 &&
+		       (c->wb == WB_HELD) == isnan(c->request_after_s),
+		       "%s/%s: a cycle with its counts (dirty %lld kB at the request, %.1f s in)",
+		       c->workload->name, writeback_name(c->wb), c->c.dirty_kb,
+		       c->request_after_s);
+	}
+	lab_result_free(&r);
 }
 
 int main(void)
@@ -134,12 +210,15 @@ int main(void)
 	o.dirty[0] = 0;
 	o.dirty[1] = 64ULL << 20;
 	o.cycles = 1;
-	run(&o, "mem");
+	run(&o, "mem", NULL);
 
 	o.states[0] = "freeze";
 	o.n_dirty = 1;
 	o.dirty[0] = 64ULL << 20;
-	run(&o, "freeze");
+	run(&o, "freeze", NULL);
+
+	delayed(&o);
+	all_workloads(&o);
 
 	rmdir(dir);
 	return tap_done();
