@@ -37,7 +37,7 @@ void lab_record_init(struct cycle_record *rec, const struct lab_config *cf, int 
 	rec->resume_latency_s = rec->guest_resume_s = NAN;
 	rec->sync_phase_s = rec->floor_s = rec->sync_over_floor = NAN;
 	rec->span_wake_s = rec->span_kernel_s = rec->span_agent_s = NAN;
-	rec->span_channel_s = rec->span_remainder_s = NAN;
+	rec->span_channel_s = rec->span_remainder_s = rec->clock_step_s = NAN;
 	rec->suspend_latency_source = "none";
 }
 
@@ -48,16 +48,18 @@ static double at(double t)
 }
 
 /*
- * The resume's first timestamp (machine_suspend end) on the host's clock:
- * through the guest's realtime, as mono and realtime advance together once
- * the guest runs again, then the alignment measured before the request.
+ * The resume's first timestamp on the host's clock.  machine_suspend's end
+ * is stamped on the mono trace clock, halted until timekeeping resumes, so
+ * this is where timekeeping resumed: from the guest's realtime (mono and
+ * realtime advance together from there), through the alignment measured
+ * after the resume (the guest's clock may have stepped across it).
  */
 static double resume_began_host(const struct cycle *c)
 {
 	const struct guest_clocks *sent = &c->resumed_guest;
 	double ms_end = at(cycle_phase_end(c, "machine_suspend"));
 
-	return sent->real - (sent->mono - ms_end) - c->off_pre;
+	return sent->real - (sent->mono - ms_end) - c->off_post;
 }
 
 /* freeze: keys go on until RESUMED arrives; the one that woke the guest
@@ -83,8 +85,8 @@ static void spans(struct cycle_record *rec, double wake)
 	rec->span_kernel_s = thaw_end - ms_end;
 	rec->span_agent_s = sent->mono - thaw_end;
 	rec->span_channel_s = c->resumed_host - (sent->real - c->off_post);
-	rec->span_remainder_s = rec->resume_latency_s - rec->span_wake_s -
-		rec->span_kernel_s - rec->span_agent_s - rec->span_channel_s;
+	rec->span_remainder_s = c->off_post_err;
+	rec->clock_step_s = c->off_post - c->off_pre;
 }
 
 void lab_derive(struct cycle_record *rec, double floor_bps)

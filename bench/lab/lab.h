@@ -73,15 +73,19 @@ struct cycle_record {
 	double floor_s;			/* dirty bytes / floor bandwidth */
 	double sync_over_floor;
 	/*
-	 * Resume, wake to RESUMED on the host, in spans from their own clocks
-	 * (README): wake to the kernel's first resume timestamp (host and
-	 * guest realtime, aligned before the request), the kernel's resume
-	 * (trace), thaw to RESUMED sent (guest), sent to received (aligned
-	 * after DONE).  remainder = resume - the spans: the guest clock's
-	 * step across the suspend, as far as the alignment can see it.
+	 * Resume, wake to RESUMED on the host, in spans (README): wake to the
+	 * kernel's timekeeping resuming (firmware and early resume), the
+	 * kernel's resume to thaw (trace clock), thaw to RESUMED sent (guest),
+	 * and sent to received.  The first and last cross from the host's
+	 * clock to the guest's through the alignment measured after the
+	 * resume, so the spans add up to resume_latency_s; how far a boundary
+	 * may be off is remainder_s, that alignment's error.  clock_step_s:
+	 * how far the guest's clock stepped across the suspend (the kernel's
+	 * error in the time it slept), from the alignments before and after.
 	 */
 	double span_wake_s, span_kernel_s, span_agent_s, span_channel_s;
 	double span_remainder_s;
+	double clock_step_s;
 };
 
 struct lab_result {

@@ -253,6 +253,8 @@ static json_t *j_spans(const struct cycle_record *rec)
 
 	for (int k = 0; o && k < LAB_SPANS; k++)
 		json_object_set_new(o, lab_span_names[k], j_num(lab_span(rec, k)));
+	if (o)
+		json_object_set_new(o, "clock_step", j_num(rec->clock_step_s));
 	return o;
 }
 
@@ -379,7 +381,7 @@ static int write_csv(FILE *f, const void *ctx)
 		"fs_sync_log_s", "sync_phase_s", "floor_s", "sync_over_floor",
 		"freeze_processes_s", "dpm_suspend_s", "machine_suspend_s", "dpm_resume_s",
 		"span_wake_s", "span_kernel_s", "span_agent_s", "span_channel_s",
-		"span_remainder_s",
+		"span_remainder_s", "clock_step_s",
 	};
 	const struct lab_view *v = ctx;
 	struct csv c;
@@ -415,6 +417,7 @@ static int write_csv(FILE *f, const void *ctx)
 		}
 		for (int k = 0; k < LAB_SPANS; k++)
 			csv_num(&c, lab_span(rec, k));
+		csv_num(&c, rec->clock_step_s);
 		csv_end_row(&c);
 	}
 	return csv_finish(&c);

@@ -121,9 +121,32 @@ static void spans(void)
 			 c->span_agent_s, c->span_channel_s, c->span_remainder_s);
 		ok &= c->c.verdict == VERDICT_OK && c->span_agent_s >= 0.29 &&
 		      c->span_agent_s < 0.4 && fabs(c->span_wake_s) < 0.2 &&
-		      fabs(c->span_channel_s) < 0.1 && fabs(c->span_remainder_s) < 0.02;
+		      fabs(c->span_channel_s) < 0.1 && c->span_remainder_s < 0.02 &&
+		      fabs(c->clock_step_s) < 0.02;
 	}
 	tap_ok(ok && r.n == 2, "a 300 ms delay before RESUMED shows in the agent span alone, mem and freeze");
+	lab_result_free(&r);
+}
+
+/* Every workload in both writeback modes makes its own configuration. */
+static void workloads_and_modes(void)
+{
+	struct lab_opts o = opts("mem", 1);
+	struct lab_result r;
+	int n[VERDICT__COUNT], defaults = 0;
+	const char *err;
+
+	o.n_workloads = 0;
+	for (const struct workload *w = workloads; w->name; w++)
+		o.workloads[o.n_workloads++] = w;
+	o.wbs[1] = WB_DEFAULT;
+	o.n_wbs = 2;
+	run(NULL, &o, &r, n, &err);
+	for (int i = 0; i < r.n; i++)
+		defaults += r.rec[i].wb == WB_DEFAULT && r.rec[i].request_after_s >= 0 &&
+			    r.rec[i].request_after_s < 0.5;
+	tap_ok(n[VERDICT_OK] == 8 && r.n == 8 && defaults == 4,
+	       "4 workloads x 2 writeback modes: 8 cycles OK, default ones requested within the window");
 	lab_result_free(&r);
 }
 
@@ -298,6 +321,7 @@ int main(void)
 	setenv("TMPDIR", fakerun_dir(), 1);
 	healthy();
 	spans();
+	workloads_and_modes();
 	start_failures();
 	protocol_faults();
 	suspend_faults();
