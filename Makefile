@@ -59,7 +59,7 @@ $(INITRD): guest/init guest/mkinitramfs.sh $(GUEST_BINS)
 guest: deps $(INITRD)
 
 # fio and its libraries, on a read-only disk image (too big for the initramfs)
-$(TOOLS): guest/mktools.sh | $(GUEST)
+$(TOOLS): guest/mktools.sh $(wildcard guest/workloads/*) | $(GUEST)
 	guest/mktools.sh $@
 
 tools: deps $(TOOLS)
