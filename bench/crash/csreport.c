@@ -157,13 +157,15 @@ void cs_report_table(FILE *f, const struct cs_run *run)
 			" fsync returned at %d, request at %d, suspended at %d\n",
 			cy->number, cy->sync, cy->m.n, cy->n_flushes, cy->m.start, cy->fsync_pos,
 			cy->m.request, cy->m.suspended);
-		char lf[16] = "none", fz[16] = "no position";
+		char lf[16] = "none";
 
 		if (cy->sync_last_flush >= 0)
 			snprintf(lf, sizeof(lf), "%d", cy->sync_last_flush);
 		if (z >= 0)
-			snprintf(fz, sizeof(fz), "%d", z);
-		fprintf(f, "  sync's last flush: %s; every state from %s on loses 0 bytes\n", lf, fz);
+			fprintf(f, "  sync's last flush: %s; every state from %d on loses 0 bytes\n",
+				lf, z);
+		else
+			fprintf(f, "  sync's last flush: %s; the last states still lose bytes\n", lf);
 	}
 	drops(run, &nd, &caught);
 	if (nd)
