@@ -90,6 +90,22 @@ powercut-bench: deps bench guest tools $(KERNEL_DEP)
 		--tools-disk $(TOOLS) --out results/powercut-bench --cycles 50 \
 		--cut mix --size 8M $(PC_ARGS)
 
+# Crash states (README "Crash states"): every write of a suspend cycle
+# logged, the disk judged as it stood after each one; the benchmark takes
+# one cycle per setting on the emmc profile, every write prefix included
+.PHONY: crash crash-bench
+CS_ARGS ?=
+crash: deps bench guest tools $(KERNEL_DEP)
+	@mkdir -p results
+	bench/obj/crash-states all --kernel $(KERNEL) --initrd $(INITRD) \
+		--tools-disk $(TOOLS) --out results $(CS_ARGS)
+
+crash-bench: deps bench guest tools $(KERNEL_DEP)
+	@mkdir -p results/crash-bench
+	time bench/obj/crash-states all --kernel $(KERNEL) --initrd $(INITRD) \
+		--tools-disk $(TOOLS) --out results/crash-bench --profile emmc \
+		--sync both --cycles 1 --prefixes all --gap-states 4 --per-boot 24 $(CS_ARGS)
+
 # The series' evidence: a fixed experiment (every profile, power cuts), its
 # section written into the cover letter and the README (about 15 minutes)
 evidence: deps bench guest tools $(KERNEL_DEP)
@@ -112,7 +128,8 @@ endef
 # The lab on a real guest: one tree in make check, every tree in check-full.
 define lab_groups
 	"$(1)/vm-lab=$(call tree_vmenv,$(1)) bench/obj/t_vm_lab" \
-	"$(1)/vm-powercut=$(call tree_vmenv,$(1)) bench/obj/t_vm_powercut"
+	"$(1)/vm-powercut=$(call tree_vmenv,$(1)) bench/obj/t_vm_powercut" \
+	"$(1)/vm-crash=$(call tree_vmenv,$(1)) bench/obj/t_vm_crash"
 endef
 # The tree whose lab make check runs (check-full runs every tree's).
 LAB_TREE ?= $(firstword $(CHECK_TREES))

@@ -75,6 +75,12 @@ static enum verdict write_one(struct hx *h, struct pc_record *r, const struct pc
 
 enum verdict pc_write_dataset(struct hx *h, struct pc_record *r)
 {
+	return pc_write_dataset_marked(h, r, NULL, NULL);
+}
+
+enum verdict pc_write_dataset_marked(struct hx *h, struct pc_record *r, pc_mark_fn mark,
+				     void *ctx)
+{
 	enum verdict v;
 
 	/* durable before the cycle: the head of the file we append to */
@@ -90,8 +96,13 @@ enum verdict pc_write_dataset(struct hx *h, struct pc_record *r)
 		    (v = W(h, h->base.cmd, "RUN sync")))
 			return v;
 	}
-	for (int i = 0; i < r->n_files; i++)
+	for (int i = 0; i < r->n_files; i++) {
+		if (mark)
+			mark(ctx, i, false);
 		if ((v = write_one(h, r, &r->files[i])))
 			return v;
+		if (mark)
+			mark(ctx, i, true);
+	}
 	return VERDICT_OK;
 }

@@ -114,6 +114,20 @@ bool pc_loss_within_risk(const struct pc_record *r);
 
 void pc_plan(const struct pc_opts *o, int index, struct pc_record *r);
 enum verdict pc_write_dataset(struct hx *h, struct pc_record *r);
+/* The same, calling mark before (done false) and after each file's writer;
+ * the durable heads are written before the first call. */
+typedef void (*pc_mark_fn)(void *ctx, int file, bool done);
+enum verdict pc_write_dataset_marked(struct hx *h, struct pc_record *r, pc_mark_fn mark,
+				     void *ctx);
+/*
+ * The oracle on a guest with the dataset mounted at mnt (pcverify.c):
+ * VERIFY for each file of r, fio's own verify for its file, and LIST
+ * against the manifest; paths in tolerated (NULL-terminated, may be NULL),
+ * and the directories above them, are neither judged nor unexpected.
+ * The caller tallies (pc_tally).
+ */
+enum verdict pc_verify_mounted(struct hx *h, struct pc_record *r, const char *mnt,
+			       const char *const *tolerated);
 
 /* ---- a cycle (powercut.c) ---- */
 
