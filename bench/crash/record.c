@@ -175,7 +175,8 @@ static enum verdict run_guest(const struct cs_opts *o, struct hx *h, struct rec 
 	po.big_bytes = o->big_bytes;
 	pc_record_init(&r, &po, rc->c->plan_index);
 	rc->c->n_files = r.n_files;
-	if ((v = hx_prepare(h, HX_WB_HELD, !strcmp(o->state, "freeze"))) ||
+	if ((v = hx_prepare(h, !strcmp(o->state, "freeze"))) ||
+	    (v = hx_hold_writeback(h, true)) ||
 	    (v = hx_set_knob(h, rc->c->sync)) ||
 	    (v = pc_write_dataset_marked(h, &r, on_mark, rc)))
 		return v;

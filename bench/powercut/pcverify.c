@@ -1,8 +1,6 @@
 /*
- * The oracle's guest half for any mount point: what power-cut's own judge
- * does after its reboot, for the crash states that a guest mounts one
- * after another.  (powercut.c keeps a copy for /mnt/data; it can call
- * this one instead.)
+ * The oracle's guest half for any mount point: power-cut's judge after its
+ * reboot, and the crash states' a guest mounts one after another.
  */
 #include "powercut.h"
 
@@ -22,10 +20,6 @@ static void keep(void *ctx, enum agent_msg tag, char *rest)
 		snprintf(r->line, sizeof(r->line), "%s", rest);
 }
 
-/*
- * The agent answers VERIFY of a missing path with type=none and a status
- * that may be a stale errno, not 0: the OUT line is the answer.
- */
 static enum verdict verify_file(struct hx *h, const char *mnt, struct pc_file *f)
 {
 	struct reply rp = { "" };
@@ -41,7 +35,7 @@ static enum verdict verify_file(struct hx *h, const char *mnt, struct pc_file *f
 		return v;
 	if (!agent_kv(rp.line, "type", type, sizeof(type)) ||
 	    !agent_kvs_ll(rp.line, "size", &sz, "good", &good, "first_bad", &fb, NULL) ||
-	    sz < 0 || good < 0 || fb < 0 || (status && strcmp(type, "none"))) {
+	    sz < 0 || good < 0 || fb < 0 || status) {
 		fprintf(stderr, "%s: %s: status %d, \"%s\"\n", cli_prog, req, status, rp.line);
 		return status ? VERDICT_SETUP_FAILED : VERDICT_PROTOCOL;
 	}

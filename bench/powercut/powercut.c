@@ -129,96 +129,6 @@ static enum verdict cut(const struct pc_opts *o, struct hx *h, struct pc_record 
 	return VERDICT_OK;
 }
 
-static enum verdict verify_file(struct hx *h, struct pc_file *f)
-{
-	char *out = NULL, type[16];
-	long long sz, good, fb;
-	enum verdict v = hx_run(h, 120000, &out, "VERIFY " HX_DATA_MNT "/%s %llu %llu",
-				f->path, (unsigned long long)f->seed,
-				(unsigned long long)f->size);
-
-	if (v)
-		return v;
-	if (!agent_kv(out, "type", type, sizeof(type)) ||
-	    !agent_kvs_ll(out, "size", &sz, "good", &good, "first_bad", &fb, NULL) ||
-	    sz < 0 || good < 0 || fb < 0) {
-		free(out);
-		return VERDICT_PROTOCOL;
-	}
-	free(out);
-	f->actual = sz;
-	f->good = good;
-	f->first_bad = fb;
-	pc_judge(f, type);
-	return VERDICT_OK;
-}
-
-/* fio's own oracle: its verify headers, read back after the reboot. */
-static enum verdict verify_fio(struct hx *h, struct pc_record *r, struct pc_file *f)
-{
-	char *out = NULL, type[16] = "none";
-	long long sz = 0;
-	enum verdict v = hx_run(h, h->base.cmd, &out, "RUN if [ -L " HX_DATA_MNT "/%s ];"
-				" then echo type=lnk size=0; elif [ -f " HX_DATA_MNT "/%s ];"
-				" then echo type=reg size=$(stat -c %%s " HX_DATA_MNT "/%s);"
-				" elif [ -e " HX_DATA_MNT "/%s ]; then echo type=other size=0;"
-				" else echo type=none size=0; fi", f->path, f->path, f->path,
-				f->path);
-
-	if (v)
-		return v;
-	if (!agent_kv(out, "type", type, sizeof(type)) || !agent_kv_ll(out, "size", &sz)) {
-		free(out);
-		return VERDICT_PROTOCOL;
-	}
-	free(out);
-	out = NULL;
-	r->fio_verify = 0;
-	if (!strcmp(type, "reg") && sz >= (long long)f->size) {
-		v = hx_run(h, 120000, &out, "RUN " HX_FIO " --name=cut --filename=" HX_DATA_MNT
-			   "/%s --rw=write --bs=64k --size=%llu --ioengine=psync --thread"
-			   " --verify=crc32c --verify_only --verify_state_load=0"
-			   " --output-format=terse >/dev/null 2>&1 && echo verify=ok"
-			   " || echo verify=failed", f->path, (unsigned long long)f->size);
-		if (v)
-			return v;
-		r->fio_verify = !strcmp(out, "verify=ok");
-		free(out);
-	}
-	f->actual = sz;
-	f->good = r->fio_verify ? f->size : 0;
-	f->first_bad = f->good;
-	pc_judge(f, type);
-	return VERDICT_OK;
-}
-
-static void on_entry(struct pc_record *r, char *line)
-{
-	char *path = line + strcspn(line, " ");
-
-	if (*path)
-		*path++ = '\0';
-	pc_check_entry(r, line, path);
-}
-
-/* Every file, fio's file, and every entry against the manifest. */
-static enum verdict judge(struct hx *h, struct pc_record *r)
-{
-	enum verdict v = VERDICT_OK;
-	char *out = NULL, *line, *save;
-
-	for (int i = 0; !v && i < r->n_files; i++)
-		v = strcmp(r->files[i].kind, "fio") ? verify_file(h, &r->files[i]) :
-			verify_fio(h, r, &r->files[i]);
-	if (!v)
-		v = hx_run(h, h->base.cmd, &out, "LIST " HX_DATA_MNT);
-	for (line = v ? NULL : strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		on_entry(r, line);
-	free(out);
-	return v;
-}
-
 /* Overwrites 4 KiB of the control file's first block in the image. */
 static int corrupt_image(const char *img)
 {
@@ -281,7 +191,7 @@ static enum verdict after(struct hx *h, struct pc_record *r, const char *tag)
 	if (v)
 		return fail(h, r, v, "mount after the cut");
 	r->fs_mounted = true;
-	if ((v = judge(h, r)))
+	if ((v = pc_verify_mounted(h, r, HX_DATA_MNT, NULL)))
 		return fail(h, r, v, "verifying the dataset");
 	r->judged = true;
 	if ((v = hx_run(h, h->base.cmd, NULL, "RUN umount " HX_DATA_MNT)))

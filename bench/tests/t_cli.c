@@ -202,7 +202,10 @@ int main(int argc, char **argv)
 	char kernel[600];
 
 	(void)argc;
-	snprintf(bindir, sizeof(bindir), "%s", dirname(strdup(argv[0])));
+	char self[512];
+
+	snprintf(self, sizeof(self), "%s", argv[0]);
+	snprintf(bindir, sizeof(bindir), "%s", dirname(self));
 	snprintf(kernel, sizeof(kernel), "%s/bzImage", dir);
 	setenv("TMPDIR", dir, 1);
 	bad_input(dir, kernel);

@@ -366,8 +366,10 @@ static void cmd_verify(const char *arg)
 	}
 	first_bad = size;
 	if (lstat(path, &st)) {
+		int err = errno == ENOENT ? 0 : errno;	/* sendf() may change errno */
+
 		sendf("OUT type=none size=0 good=0 first_bad=0");
-		sendf("DONE status=%d", errno == ENOENT ? 0 : errno);
+		sendf("DONE status=%d", err);
 		return;
 	}
 	fd = S_ISREG(st.st_mode) ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
@@ -384,8 +386,10 @@ static void cmd_verify(const char *arg)
 		size_t fb;
 
 		if (got < 0) {
+			int err = errno;
+
 			close(fd);
-			sendf("DONE status=%d", errno);
+			sendf("DONE status=%d", err);
 			return;
 		}
 		good += pattern_judge(seed, off, buf, got, n, want, &fb);
