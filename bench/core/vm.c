@@ -126,7 +126,8 @@ int vm_build_argv(struct vm *vm, const struct vm_config *cfg)
 	add(vm, "-device");
 	add(vm, "virtserialport,chardev=agent,name=%s", AGENT_PORT_NAME);
 	/* cache=none: what QEMU completed is on the host disk, so a SIGKILL
-	 * loses exactly what the guest had not written out */
+	 * loses exactly what the guest had not written out.  An NBD export
+	 * (the drive model) has no host file: its opts set the cache mode. */
 	for (int i = 0; i < cfg->n_drives && i < VM_MAX_DRIVES; i++) {
 		const struct vm_drive *d = &cfg->drives[i];
 
@@ -135,8 +136,10 @@ int vm_build_argv(struct vm *vm, const struct vm_config *cfg)
 			add(vm, "file=%s,if=virtio,format=raw,readonly=on",
 			    esc(e, sizeof(e), d->file, NULL));
 		else
-			add(vm, "file=%s,if=virtio,format=raw,cache=none,aio=threads%s",
-			    esc(e, sizeof(e), d->file, NULL), d->opts ? d->opts : "");
+			add(vm, "file=%s,if=virtio,format=raw%s%s",
+			    esc(e, sizeof(e), d->file, NULL),
+			    strncmp(d->file, "nbd", 3) ? ",cache=none,aio=threads" : "",
+			    d->opts ? d->opts : "");
 	}
 	for (const char *const *x = cfg->extra; x && *x; x++)
 		add(vm, "%s", *x);

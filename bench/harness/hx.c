@@ -33,6 +33,7 @@ void hx_init(struct hx *h, const struct hx_opts *o)
 	h->max_boot_failures = 3;
 	h->h_img = -1;
 	h->qemu = cli_env("SLAB_QEMU");
+	drive_init(&h->drive);
 	cleanup_install();
 }
 
@@ -106,7 +107,13 @@ void hx_config(struct hx *h, struct vm_config *cfg, bool throttled, char *thrott
 	throttle[0] = '\0';
 	if (throttled)
 		disk_profile_throttle(h->o->profile, throttle, n);
-	if (h->img[0])
+	/* the drive model is part of the profile: on the throttled disk only */
+	h->drive_on = throttled && h->img[0] && h->o->drive_model == HX_DRIVE_AUTO &&
+		      drive_wanted(h->o->profile);
+	if (h->drive_on)
+		cfg->drives[cfg->n_drives++] = drive_vm(&h->drive, h->o->profile,
+							throttle, n);
+	else if (h->img[0])
 		cfg->drives[cfg->n_drives++] = (struct vm_drive){
 			.file = h->img, .opts = throttle };
 	if (h->o->tools_disk)
@@ -136,10 +143,28 @@ enum verdict hx_boot(struct hx *h, const char *tag, bool throttled)
 	return hx_start(h, tag, &cfg);
 }
 
+/* nbdkit before QEMU, which connects to it at start-up. */
+static enum verdict start_drive(struct hx *h)
+{
+	struct drive_config dc = {
+		.image = h->img, .profile = h->o->profile,
+		.drop_flushes = h->o->drop_flushes,
+		.logdir = h->o->keep_logs ? h->logdir : NULL,
+		.timeout_ms = hx_ms(h, 10000),
+	};
+
+	h->drive_reported = false;
+	if (!drive_start(&h->drive, &dc))
+		return VERDICT_OK;
+	drive_report(&h->drive);
+	drive_stop(&h->drive);
+	return VERDICT_NBDKIT_FAILED;
+}
+
 enum verdict hx_start(struct hx *h, const char *tag, struct vm_config *c)
 {
 	struct vm_config cfg = *c;
-	enum verdict v;
+	enum verdict v = VERDICT_OK;
 	char *out = NULL;
 
 	if (h->up)
@@ -151,13 +176,18 @@ enum verdict hx_start(struct hx *h, const char *tag, struct vm_config *c)
 		snprintf(h->logdir, sizeof(h->logdir), "%s/logs/%s", h->o->out_dir, tag);
 		cfg.logdir = h->logdir;
 	}
-	v = vm_start(&h->vm, &cfg);
+	if (h->drive_on)
+		v = start_drive(h);
+	if (!v && (v = vm_start(&h->vm, &cfg))) {
+		v = hx_drive_verdict(h, v);	/* QEMU found no drive to open */
+		vm_report_death(&h->vm);
+		vm_stop(&h->vm);
+		drive_stop(&h->drive);
+	}
 	if (v) {
 		h->boot_failures++;
 		fprintf(stderr, "%s: %s: guest did not boot: %s\n", cli_prog, tag,
 			verdict_name(v));
-		vm_report_death(&h->vm);
-		vm_stop(&h->vm);
 		if (h->boot_failures == h->max_boot_failures)
 			fprintf(stderr, "%s: %d failed boots: no more boots in this run\n",
 				cli_prog, h->boot_failures);
@@ -269,6 +299,30 @@ enum verdict hx_run(struct hx *h, int base_ms, char **out, const char *fmt, ...)
 	return guest_req(&h->vm, hx_ms(h, base_ms), out, NULL, "%s", cmd);
 }
 
+enum verdict hx_cut(struct hx *h)
+{
+	bool dead = drive_died(&h->drive);	/* before the cut: a failure */
+
+	if (h->drive.started && !dead)
+		drive_kill(&h->drive);
+	if (!vm_kill(&h->vm))
+		return VERDICT_QEMU_DIED;
+	return dead ? hx_drive_verdict(h, VERDICT_OK) : VERDICT_OK;
+}
+
+enum verdict hx_drive_verdict(struct hx *h, enum verdict v)
+{
+	if (!drive_died(&h->drive))
+		return v;
+	if (!h->drive_reported) {
+		fprintf(stderr, "%s: the drive model failed: %s\n", cli_prog,
+			verdict_name(VERDICT_NBDKIT_FAILED));
+		drive_report(&h->drive);
+	}
+	h->drive_reported = true;
+	return VERDICT_NBDKIT_FAILED;
+}
+
 void hx_fail(struct hx *h, enum verdict v, const char *what)
 {
 	fprintf(stderr, "%s: %s: %s\n", cli_prog, what, verdict_name(v));
@@ -281,4 +335,6 @@ void hx_stop(struct hx *h)
 	if (h->up)
 		vm_stop(&h->vm);
 	h->up = false;
+	/* after QEMU, whose quit flushes the drive as a clean shutdown does */
+	drive_stop(&h->drive);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "cliopt.h"
+#include "drive.h"
 #include "profile.h"
 #include "vm.h"
 
@@ -24,6 +25,11 @@ struct hx_opts {
 	const char *accel;		/* tcg, kvm */
 	int timeout_scale;		/* multiplies every wait, 1..100 */
 	bool keep_logs, quiet, show_command;
+	/* auto: nbdkit (drive.h) under the throttled data disk when the
+	 * profile has a flush latency or a volatile cache; off: the image
+	 * itself, cache=none (fakeqemu needs the image's path) */
+	enum hx_drive_model { HX_DRIVE_AUTO, HX_DRIVE_OFF } drive_model;
+	bool drop_flushes;		/* test only: the drive ignores flushes */
 };
 
 /* Long-only shared options get values outside the char range. */
@@ -85,6 +91,8 @@ struct hx {
 	int mem_mb, max_boot_failures;
 	struct vm vm;
 	bool up;
+	struct drive drive;		/* the drive model, when drive_on */
+	bool drive_on, drive_reported;
 	int boots, boot_failures;
 	char img[600];
 	int h_img;
@@ -114,9 +122,12 @@ void hx_image_drop(struct hx *h);
  */
 void hx_config(struct hx *h, struct vm_config *cfg, bool throttled, char *throttle,
 	       size_t n);
-/* The QEMU command line a boot would use (--show-command). */
+/* The QEMU command line a boot would use (--show-command); the drive
+ * model's socket is a placeholder. */
 void hx_format_command(struct hx *h, bool throttled, char *buf, size_t n);
-/* Boots cfg, counted against the boot limit, as hx_boot() does. */
+/* Boots cfg, counted against the boot limit, as hx_boot() does; starts
+ * the drive model first when hx_config() chose it (NbdkitFailed if it
+ * does not start). */
 enum verdict hx_start(struct hx *h, const char *tag, struct vm_config *cfg);
 /*
  * Boots the image (throttled to the profile or not).  After
@@ -139,6 +150,16 @@ enum verdict hx_set_knob(struct hx *h, int sync);
 /* guest_req() with a scaled wait. */
 enum verdict hx_run(struct hx *h, int base_ms, char **out, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/*
+ * The power cut: SIGKILL to nbdkit (first: a flush it is serving must not
+ * finish after the cut) and to QEMU, both reaped.  OK if each died of
+ * that signal; NbdkitFailed or QemuDied if one was dead already.
+ */
+enum verdict hx_cut(struct hx *h);
+/* v, or NbdkitFailed when the drive model died on its own (reported
+ * once): for any step's verdict, OK included, since a guest may carry on
+ * with I/O errors. */
+enum verdict hx_drive_verdict(struct hx *h, enum verdict v);
 /* A failed guest: report it and stop it. */
 void hx_fail(struct hx *h, enum verdict v, const char *what);
 void hx_stop(struct hx *h);

@@ -82,6 +82,7 @@ static enum verdict cut(const struct pc_opts *o, struct hx *h, struct pc_record 
 	enum agent_msg tag;
 	enum chan_status s;
 	char line[256], *rest;
+	enum verdict v;
 	int q;
 
 	if ((s = chan_send(&vm->agent, "SUSPEND %s", o->state)))
@@ -120,9 +121,12 @@ static enum verdict cut(const struct pc_opts *o, struct hx *h, struct pc_record 
 	default:
 		return fail(h, r, VERDICT_PROTOCOL, "unknown cut point");
 	}
-	r->cut_by_sigkill = vm_kill(vm);
-	if (!r->cut_by_sigkill)
-		return fail(h, r, VERDICT_QEMU_DIED, "QEMU died before the cut");
+	/* nbdkit too, when the drive model is on: its cache is lost */
+	v = hx_cut(h);
+	r->cut_by_sigkill = v == VERDICT_OK;
+	if (v)
+		return fail(h, r, v, "%s died before the cut",
+			    v == VERDICT_NBDKIT_FAILED ? "nbdkit" : "QEMU");
 	/* the kernel's own figure, if it got to say it before the cut */
 	if (vm_serial_find(vm, "PM: Sync skipped: ", serial_from, line, sizeof(line)))
 		r->kernel_at_risk_kb = pc_kernel_at_risk_kb(line);

@@ -52,6 +52,9 @@ void fakerun_opts(struct hx_opts *o)
 	o->initrd = kernel;
 	o->tools_disk = kernel;
 	o->quiet = true;
+	/* fakeqemu models the disk by its image path; the drive model has
+	 * its own test (t_drive) */
+	o->drive_model = HX_DRIVE_OFF;
 }
 
 void fakerun_stderr_begin(void)
