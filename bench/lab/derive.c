@@ -39,6 +39,8 @@ void lab_record_init(struct cycle_record *rec, const struct lab_config *cf, int 
 	rec->span_wake_s = rec->span_kernel_s = rec->span_agent_s = NAN;
 	rec->span_channel_s = rec->span_remainder_s = rec->clock_step_s = NAN;
 	rec->suspend_latency_source = "none";
+	rec->dev_sync_source = "none";
+	rec->sync_predicted_s = rec->sync_over_predicted = NAN;
 }
 
 /* a phase time, NAN when the trace lacks it */

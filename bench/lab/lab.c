@@ -184,7 +184,9 @@ static enum verdict tear_down(struct run *run, const struct cycle_record *rec)
 static enum verdict one_cycle(struct run *run, struct cycle_record *rec, int n)
 {
 	struct cycle_timeouts to = timeouts(run, rec->dirty_target_bytes);
-	enum verdict v = set_up_cycle(run, rec);
+	enum verdict v = hx_drive_verdict(&run->h, set_up_cycle(run, rec));
+	struct dev_counts q0;
+	bool counted;
 
 	if (v) {
 		rec->c.verdict = v == VERDICT_QEMU_DIED ? v : VERDICT_SETUP_FAILED;
@@ -193,7 +195,11 @@ static enum verdict one_cycle(struct run *run, struct cycle_record *rec, int n)
 	}
 	if (rec->wb == WB_DEFAULT)
 		request_moment(run, rec, n);
-	v = cycle_run(&run->h.vm, rec->state, &to, &rec->c);
+	counted = !lab_dev_before(&run->h, &q0);
+	v = hx_drive_verdict(&run->h, cycle_run(&run->h.vm, rec->state, &to, &rec->c));
+	rec->c.verdict = v ? v : rec->c.verdict;
+	if (counted && !v)
+		lab_dev_after(&run->h, &q0, rec);
 	lab_derive(rec, rec->workload == workload_by_name("bigfile") &&
 		   rec->wb == WB_HELD ? run->r->floor_bps : -1);
 	if (!v && tear_down(run, rec))

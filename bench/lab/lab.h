@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cycle.h"
+#include "devstats.h"
 #include "hx.h"
 #include "workload.h"
 
@@ -86,6 +87,16 @@ struct cycle_record {
 	double span_wake_s, span_kernel_s, span_agent_s, span_channel_s;
 	double span_remainder_s;
 	double clock_step_s;
+	/*
+	 * What the device saw (devstats.h): QMP's counters from the request
+	 * to the resume, and the sync phase's requests from the drive
+	 * model's log (or, without it, QMP's whole suspend); the profile's
+	 * prediction of the sync from those, and measured / predicted.
+	 */
+	bool dev_measured;
+	struct dev_counts dev_suspend, dev_sync;
+	const char *dev_sync_source;	/* "nbdkit_log", "qmp_suspend" or "none" */
+	double sync_predicted_s, sync_over_predicted;
 };
 
 struct lab_result {
@@ -108,6 +119,11 @@ struct lab_result {
 int lab_parse_args(int argc, char **argv, struct lab_opts *o);
 /* The guest RAM an experiment gets: room for its largest dirty size. */
 int lab_mem_mb(const struct lab_opts *o);
+
+/* QMP's counters before a cycle, then the record's device figures after
+ * it (devcycle.c): 0, or -1 when QMP could not say. */
+int lab_dev_before(struct hx *h, struct dev_counts *q0);
+void lab_dev_after(struct hx *h, const struct dev_counts *q0, struct cycle_record *rec);
 
 /* Fills a record's figures from its cycle (derive.c). */
 void lab_derive(struct cycle_record *rec, double floor_bps);

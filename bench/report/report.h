@@ -51,5 +51,6 @@ int report_plot(const char *path, const struct lab_view *v);
 const char *report_firmware_name(enum vm_firmware fw);
 const char *report_machine_name(enum vm_firmware fw);
 void report_profile_limits(char *buf, size_t n, const struct disk_profile *p);
+const char *report_accel(const struct lab_view *v);
 
 #endif

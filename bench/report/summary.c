@@ -18,6 +18,19 @@ static double m_resume(const struct cycle_record *r) { return r->resume_latency_
 static double m_sync(const struct cycle_record *r) { return r->sync_phase_s; }
 static double m_ratio(const struct cycle_record *r) { return r->sync_over_floor; }
 static double m_guest_resume(const struct cycle_record *r) { return r->guest_resume_s; }
+static double m_pred(const struct cycle_record *r) { return r->sync_predicted_s; }
+static double m_pred_ratio(const struct cycle_record *r) { return r->sync_over_predicted; }
+/* device counts exist only where a sync was counted */
+static double dev(const struct cycle_record *r, double v)
+{
+	return strcmp(r->dev_sync_source, "none") ? v : NAN;
+}
+static double m_sync_writes(const struct cycle_record *r) { return dev(r, r->dev_sync.wr_ops); }
+static double m_sync_bytes(const struct cycle_record *r)
+{
+	return dev(r, r->dev_sync.wr_bytes + r->dev_sync.zero_bytes);
+}
+static double m_sync_flushes(const struct cycle_record *r) { return dev(r, r->dev_sync.flush_ops); }
 static double m_dirty_kb(const struct cycle_record *r)
 {
 	return r->c.dirty_kb >= 0 ? (double)r->c.dirty_kb : NAN;
@@ -76,6 +89,11 @@ int lab_summarise(const struct lab_opts *o, const struct lab_result *r,
 		stat_of(r, cf, m_ratio, buf, &cf->ratio);
 		stat_of(r, cf, m_dirty_kb, buf, &cf->dirty_kb);
 		stat_of(r, cf, m_guest_resume, buf, &cf->guest_resume);
+		stat_of(r, cf, m_sync_writes, buf, &cf->sync_writes);
+		stat_of(r, cf, m_sync_bytes, buf, &cf->sync_bytes);
+		stat_of(r, cf, m_sync_flushes, buf, &cf->sync_flushes);
+		stat_of(r, cf, m_pred, buf, &cf->sync_predicted);
+		stat_of(r, cf, m_pred_ratio, buf, &cf->sync_over_predicted);
 		for (int k = 0; k < LAB_SPANS; k++) {
 			for (int i = 0; i < r->n; i++)
 				buf[i] = same_config(cf, &r->rec[i]) &&

@@ -24,6 +24,8 @@ struct lab_summary {
 	int n_ok, n_total;
 	struct stats suspend, resume, sync_phase, ratio, dirty_kb, guest_resume;
 	struct stats span[LAB_SPANS];	/* the resume's spans, lab_span_names */
+	/* what the device saw during the sync, and measured / predicted */
+	struct stats sync_writes, sync_bytes, sync_flushes, sync_predicted, sync_over_predicted;
 };
 
 /* One per configuration, in lab_config_at()'s order; the caller frees

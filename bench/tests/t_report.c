@@ -176,7 +176,7 @@ static bool in_list(const char *s, const char *const *list, size_t n)
 static bool unit_named(const char *key)
 {
 	static const char *const units[] = {
-		"_s", "_bytes", "_kb", "_bytes_per_s", "_iops", "_mib", "_ms",
+		"_s", "_bytes", "_kb", "_bytes_per_s", "_iops", "_mib", "_ms", "_requests",
 	};
 
 	for (size_t i = 0; i < N(units); i++)
@@ -192,6 +192,7 @@ static bool unit_named(const char *key)
  */
 static const char *const unitless[] = {
 	"n", "n_ok", "n_total", "cycle", "sync", "rc", "cycles_per_config", "boots",
+	"sync_over_predicted",
 	"sync_over_floor", "dirty_at_request_kb", "writeback_at_request_kb",
 };
 
@@ -351,6 +352,7 @@ static void check_csv(const char *path, const struct lab_result *r, int failed)
 {
 	static const char *const strings[] = {
 		"state", "verdict", "suspend_latency_source", "workload", "writeback",
+		"dev_sync_source",
 	};
 	char line[2048], *head[64], *row[64];
 	int nh = 0, rows = 0, width_ok = 1, resume = -1, names_ok = 1;
