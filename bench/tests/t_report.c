@@ -192,7 +192,7 @@ static bool unit_named(const char *key)
  */
 static const char *const unitless[] = {
 	"n", "n_ok", "n_total", "cycle", "sync", "rc", "cycles_per_config", "boots",
-	"sync_over_predicted",
+	"sync_over_predicted", "device",
 	"sync_over_floor", "dirty_at_request_kb", "writeback_at_request_kb",
 };
 
