@@ -255,6 +255,11 @@ static void command_line(int def)
 	a = get_ll(&vm, "/proc/sys/kernel/suspend_sync");
 	b = get_ll(&vm, "/sys/power/sync_on_suspend");
 	tap_ok(a == !def && b == !def, "%s: sysctl %lld, sysfs %lld", append, a, b);
+	r = guest_cmd(&vm, 10000, &out, "RUN sysctl -a 2>/dev/null | grep suspend_sync");
+	tap_ok(!r && out && strstr(out, "kernel.suspend_sync") &&
+	       strchr(out, '0' + !def), "sysctl -a lists it (%s)", out ? out : "nothing");
+	free(out);
+	out = NULL;
 	r = guest_cmd(&vm, 10000, &out, "RUN dmesg | grep -i 'sysctl param' || true");
 	tap_ok(!r && out && !*out, "no complaint from do_sysctl_args() (%s)",
 	       out && *out ? out : "none");
