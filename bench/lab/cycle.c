@@ -19,13 +19,17 @@ const struct cycle_timeouts cycle_default_timeouts = {
 	.key_every_ms = 400,
 };
 
-/* "  sh-74  [001] .....  12.3: suspend_sync_skipped: dirty_kb=65536 writeback_kb=0" */
+/*
+ * The kernel's at-risk report, once per suspend right before devices
+ * suspend: "  sh-74  [001] .....  12.3: suspend_page_cache: dirty_kb=65536
+ * writeback_kb=0".
+ */
 static bool parse_skip_event(struct cycle *c, const char *line)
 {
-	const char *p = strstr(line, ": suspend_sync_skipped: ");
+	const char *p = strstr(line, ": suspend_page_cache: ");
 	long long d, w;
 
-	if (!p || sscanf(p, ": suspend_sync_skipped: dirty_kb=%lld writeback_kb=%lld",
+	if (!p || sscanf(p, ": suspend_page_cache: dirty_kb=%lld writeback_kb=%lld",
 			 &d, &w) != 2)
 		return false;
 	c->skip_events++;
@@ -83,13 +87,13 @@ bool cycle_parse_trace(struct cycle *c, const char *line)
 
 /*
  * /dev/kmsg records: "6,208,3354359,-;Filesystems sync: 0.085 seconds" and,
- * when the sync was skipped, "6,210,1,-;PM: Sync skipped: 65536 kB dirty,
- * 0 kB writeback at risk".
+ * with pm_debug_messages on, the at-risk report: "7,210,1,-;PM: Dirty page
+ * cache at risk: 65536 kB (writeback: 0 kB)".
  */
 bool cycle_parse_kmsg(struct cycle *c, const char *line)
 {
 	const char *sync = strstr(line, "Filesystems sync: ");
-	const char *skip = strstr(line, "PM: Sync skipped: ");
+	const char *risk = strstr(line, "PM: Dirty page cache at risk: ");
 	long long d, w;
 	double s;
 
@@ -98,7 +102,7 @@ bool cycle_parse_kmsg(struct cycle *c, const char *line)
 		c->fs_sync_s = s;
 		return true;
 	}
-	if (skip && sscanf(skip, "PM: Sync skipped: %lld kB dirty, %lld kB writeback",
+	if (risk && sscanf(risk, "PM: Dirty page cache at risk: %lld kB (writeback: %lld kB",
 			   &d, &w) == 2) {
 		c->skip_lines++;
 		c->skip_line_dirty_kb = d;

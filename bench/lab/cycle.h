@@ -58,10 +58,15 @@ struct cycle {
 	int n_keys;
 	double fs_sync_s;		/* "Filesystems sync: X seconds"; <0 absent */
 	int fs_sync_lines;
-	/* the kernel's at-risk report when it skipped the sync */
-	int skip_events;		/* power:suspend_sync_skipped events */
+	/*
+	 * The kernel's at-risk report, made on every suspend (sync or not)
+	 * once tasks are frozen, right before devices suspend: dirty page
+	 * cache (Dirty + WritebackTmp, at risk) and, apart, Writeback.
+	 */
+	int skip_events;		/* power:suspend_page_cache events */
 	long long skip_dirty_kb, skip_writeback_kb;	/* from the event */
-	int skip_lines;			/* "PM: Sync skipped: ..." lines */
+	int skip_lines;			/* "PM: Dirty page cache at risk: ..."
+					 * (only with pm_debug_messages on) */
 	long long skip_line_dirty_kb, skip_line_writeback_kb;
 	int n_phases;
 	struct phase phases[CYCLE_MAX_PHASES];
