@@ -202,7 +202,7 @@ enum verdict hx_start(struct hx *h, const char *tag, struct vm_config *c)
 		snprintf(h->knob, sizeof(h->knob), "%s", h->vm.knob);
 		h->boot_s = h->vm.t_ready - h->vm.t_spawn;
 		if (!hx_run(h, h->base.cmd, &out, "RUN test -e /sys/kernel/tracing/events/"
-			    "power/suspend_sync_skipped && echo yes || echo no"))
+			    "power/suspend_page_cache && echo yes || echo no"))
 			h->at_risk_report = !strncmp(out, "yes", 3);
 		free(out);
 	}

@@ -103,7 +103,7 @@ struct lab_result {
 	char kernel_release[128];
 	char qemu_version[32];
 	char knob[64];			/* suspend_sync or sync_on_suspend */
-	bool at_risk_report;		/* kernel has power:suspend_sync_skipped */
+	bool at_risk_report;		/* kernel has power:suspend_page_cache */
 	char date[32];			/* ISO 8601, UTC */
 	const char *accel;
 	double boot_s;			/* QEMU start to agent READY */

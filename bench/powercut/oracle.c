@@ -128,11 +128,12 @@ bool pc_loss_within_risk(const struct pc_record *r)
 
 long long pc_kernel_at_risk_kb(const char *line)
 {
-	const char *p = line ? strstr(line, "PM: Sync skipped: ") : NULL;
+	const char *p = line ? strstr(line, "PM: Dirty page cache at risk: ") : NULL;
 	long long d, w;
 
-	if (!p || sscanf(p, "PM: Sync skipped: %lld kB dirty, %lld kB writeback",
+	/* writeback drains before devices suspend: not at risk */
+	if (!p || sscanf(p, "PM: Dirty page cache at risk: %lld kB (writeback: %lld kB",
 			 &d, &w) != 2 || d < 0 || w < 0)
 		return -1;
-	return d + w;
+	return d;
 }

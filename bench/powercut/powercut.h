@@ -65,7 +65,7 @@ struct pc_record {
 	uint64_t bytes_written;		/* in this cycle */
 	uint64_t dataset_bytes;		/* every file's expected size */
 	long long dirty_kb_at_cut;	/* /proc/meminfo at the request */
-	long long kernel_at_risk_kb;	/* the kernel's "Sync skipped" figure; -1 */
+	long long kernel_at_risk_kb;	/* the kernel's at-risk figure; -1 */
 	long long at_risk_slack_kb;	/* how far those counters may lag; -1 */
 	uint64_t bytes_lost;
 	int n[FV__COUNT];		/* per file_verdict */
@@ -104,8 +104,8 @@ bool pc_check_entry(struct pc_record *r, const char *type, const char *path);
  * -1 if unparsable.
  */
 long long pc_counter_slack_kb(const char *out);
-/* The kernel's at-risk figure in a console line ("PM: Sync skipped: ..."),
- * kB; -1 if the line is not one. */
+/* The kernel's at-risk figure in a console line ("PM: Dirty page cache at
+ * risk: N kB (writeback: M kB)"): N, kB; -1 if the line is not one. */
 long long pc_kernel_at_risk_kb(const char *line);
 /* Lost no more than the kernel said was at risk, give or take that slack. */
 bool pc_loss_within_risk(const struct pc_record *r);

@@ -29,6 +29,7 @@
 
 #include "cycle.h"
 #include "guestcmd.h"
+#include "hostrun.h"
 #include "powercut.h"
 #include "tap.h"
 #include "vmtest.h"
@@ -284,7 +285,7 @@ int main(void)
 
 		if (!tap_ok(!r, "ext4 data disk made (%s)", r ? strerror(errno) : img))
 			return tap_done();
-		cfg.data_disk = img;
+		cfg.drives[cfg.n_drives++] = (struct vm_drive){ .file = img };
 	}
 	v = vmtest_boot(&vm, &cfg, "knob");
 	if (tap_ok(v == VERDICT_OK, "guest boots to agent READY (%s)", verdict_name(v))) {

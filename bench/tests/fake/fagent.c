@@ -129,7 +129,7 @@ static void run(const char *cmd)
 		say("DONE status=0");
 	} else if (!strncmp(cmd, "test ", 5)) {
 		say("DONE status=0");
-	} else if (strstr(cmd, "suspend_sync_skipped && echo yes")) {
+	} else if (strstr(cmd, "suspend_page_cache && echo yes")) {
 		say("OUT yes");
 		say("DONE status=0");
 	} else if (strstr(cmd, FIO)) {
@@ -171,7 +171,7 @@ static void suspend_now(void)
 	suspended_mono = now();
 	fk.suspended = true;
 	if (!fk.knob)
-		fk_serial("[    5.0] PM: Sync skipped: %llu kB dirty, 0 kB writeback at risk\n",
+		fk_serial("[    5.0] PM: Dirty page cache at risk: %llu kB (writeback: 0 kB)\n",
 			  (unsigned long long)(model_dirty_bytes() >> 10));
 	else
 		model_sync();	/* the kernel's sync */
