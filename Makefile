@@ -70,11 +70,18 @@ bench: deps
 VMENV = KERNEL=$(KERNEL) INITRD=$(INITRD) TOOLS_DISK=$(TOOLS) $(if $(KEEP_LOGS),SLAB_LOGDIR=$(abspath results/logs))
 
 # The main job: the default experiment (see README), files under results/.
+# Every workload in both writeback modes, sync on and off, S3, eMMC; each
+# part's time is printed.
+RUN_ARGS ?= --state mem --workload all --writeback both --dirty 64M --cycles 2
 LAB_ARGS ?=
-run: deps bench guest tools $(KERNEL_DEP)
+run:
+	@s=$$(date +%s); $(MAKE) -s deps bench guest tools $(KERNEL_DEP) || exit 1; \
+	echo "# run: build what is missing $$(($$(date +%s) - s)) s"
 	@mkdir -p results
-	bench/obj/suspend-lab --kernel $(KERNEL) --initrd $(INITRD) \
-		--tools-disk $(TOOLS) --out results $(if $(KEEP_LOGS),--keep-logs) $(LAB_ARGS)
+	@s=$$(date +%s); bench/obj/suspend-lab --kernel $(KERNEL) --initrd $(INITRD) \
+		--tools-disk $(TOOLS) --out results $(if $(KEEP_LOGS),--keep-logs) \
+		$(RUN_ARGS) $(LAB_ARGS); rc=$$?; \
+	echo "# run: the experiment $$(($$(date +%s) - s)) s"; exit $$rc
 
 # Battery death: a quick look, and the benchmark (50 cuts per setting,
 # cut points mixed; about 15 minutes)

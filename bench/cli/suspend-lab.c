@@ -67,6 +67,8 @@ int main(int argc, char **argv)
 	}
 	v = (struct lab_view){ .o = &o, .r = &r, .sum = sum, .n_sum = n };
 	report_table(stdout, &v);
+	fprintf(stderr, "suspend-lab: time: boots %.0f s, floor %.0f s, %d cycles %.0f s\n",
+		r.time_boot_s, r.time_floor_s, r.n, r.time_cycles_s);
 	if (!lab_ok_cycles(&r)) {
 		fprintf(stderr, "suspend-lab: no cycle was measured; earlier results in %s are kept\n",
 			o.hx.out_dir);

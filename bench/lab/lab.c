@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "guestcmd.h"
 
 #define FLOOR_BYTES (64ULL << 20)
@@ -227,6 +228,7 @@ static enum verdict disk_history(struct run *run)
 
 static enum verdict boot(struct run *run)
 {
+	double t0 = mono_now();
 	char tag[32];
 	enum verdict v;
 
@@ -243,6 +245,7 @@ static enum verdict boot(struct run *run)
 	/* a guest that boots but cannot be set up counts as a failed boot */
 	run->h.boot_failures += v != VERDICT_OK;
 	run->alive = !v;
+	run->r->time_boot_s += mono_now() - t0;
 	return v;
 }
 
@@ -290,6 +293,7 @@ int lab_run(const struct lab_opts *o, struct lab_result *r,
 	struct run run = { .o = o, .r = r };
 	int total = lab_n_configs(o) * o->cycles;
 	int failed = 0;
+	double t_cycles, boot_before;
 	char img[600];
 
 	memset(r, 0, sizeof(*r));
@@ -315,8 +319,14 @@ int lab_run(const struct lab_opts *o, struct lab_result *r,
 		hx_format_command(&run.h, true, cmd, sizeof(cmd));
 		printf("%s\n", cmd);
 	}
-	if (!boot(&run))
+	if (!boot(&run)) {
+		double t0 = mono_now();
+
 		measure_floor(&run);
+		r->time_floor_s = mono_now() - t0;
+	}
+	t_cycles = mono_now();
+	boot_before = r->time_boot_s;
 	/* cycles outermost: a slow start, or drift, hits every configuration
 	 * alike instead of the first ones */
 	for (int i = 0; i < o->cycles; i++)
@@ -342,6 +352,7 @@ int lab_run(const struct lab_opts *o, struct lab_result *r,
 			run.alive = false;
 		}
 	}
+	r->time_cycles_s = mono_now() - t_cycles - (r->time_boot_s - boot_before);
 	provenance(r, &run.h);
 	hx_stop(&run.h);
 	hx_image_drop(&run.h);

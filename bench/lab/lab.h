@@ -110,6 +110,7 @@ struct lab_result {
 	int mem_mib;			/* guest RAM used */
 	double floor_bps;		/* fio sequential direct write, bytes/s */
 	int boots;
+	double time_boot_s, time_floor_s, time_cycles_s;	/* where the run went */
 	int n;
 	struct cycle_record *rec;
 };
