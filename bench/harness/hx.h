@@ -37,6 +37,7 @@ enum {
 	HX_OPT_TIMEOUT_SCALE = 0x400,
 	HX_OPT_SHOW_COMMAND,
 	HX_OPT_KEEP_LOGS,
+	HX_OPT_DRIVE_MODEL,
 };
 
 /* The shared entries of a program's getopt_long table. */
@@ -51,6 +52,7 @@ enum {
 	{ "timeout-scale",	required_argument, NULL, HX_OPT_TIMEOUT_SCALE }, \
 	{ "show-command",	no_argument,	   NULL, HX_OPT_SHOW_COMMAND }, \
 	{ "keep-logs",		no_argument,	   NULL, HX_OPT_KEEP_LOGS }, \
+	{ "drive-model",	required_argument, NULL, HX_OPT_DRIVE_MODEL }, \
 	{ "quiet",		no_argument,	   NULL, 'q' }, \
 	{ "help",		no_argument,	   NULL, 'h' }
 #define HX_SHORTOPTS "k:i:t:o:p:f:a:qh"

@@ -64,6 +64,11 @@ int hx_opts_handle(struct hx_opts *o, int c, const char *arg)
 	case HX_OPT_SHOW_COMMAND:
 		o->show_command = true;
 		return 0;
+	case HX_OPT_DRIVE_MODEL:
+		if (strcmp(arg, "auto") && strcmp(arg, "off"))
+			return cli_bad("--drive-model: '%s' is not a mode (valid: auto, off)", arg);
+		o->drive_model = strcmp(arg, "off") ? HX_DRIVE_AUTO : HX_DRIVE_OFF;
+		return 0;
 	case HX_OPT_KEEP_LOGS:
 		o->keep_logs = true;
 		return 0;
@@ -82,6 +87,7 @@ const char *hx_opts_valid(int c)
 	case 'f': return "bios, uefi";
 	case 'a': return "tcg, kvm";
 	case HX_OPT_TIMEOUT_SCALE: return "1 to 100";
+	case HX_OPT_DRIVE_MODEL: return "auto, off";
 	case 'o': return "a directory";
 	case 'k': case 'i': case 't': return "a file";
 	default: return NULL;
@@ -101,6 +107,8 @@ void hx_opts_usage(FILE *f)
 		" -t, --tools-disk PATH    read-only tools image (default $TOOLS_DISK)\n"
 		" -o, --out DIR            results directory (default results)\n"
 		"     --timeout-scale N    multiply every timeout, 1 to 100 (default 1)\n"
+		"     --drive-model MODE   auto: nbdkit under the data disk where the profile\n"
+		"                          has a flush latency or a volatile cache; off\n"
 		"     --show-command       print the QEMU command line\n"
 		"     --keep-logs          keep the guest and QEMU logs\n"
 		" -q, --quiet              no progress lines\n"

@@ -566,6 +566,12 @@ static void test_mem(void)
 	       "--test-resume-delay 300");
 	tap_ok(parse(&o, &r, "--test-resume-delay", "+3", NULL) == 2,
 	       "--test-resume-delay +3 refused");
+	tap_ok(!parse(&o, &r, NULL) && o.hx.drive_model == HX_DRIVE_AUTO,
+	       "--drive-model auto by default");
+	tap_ok(!parse(&o, &r, "--drive-model", "off", NULL) && o.hx.drive_model == HX_DRIVE_OFF,
+	       "--drive-model off");
+	tap_ok(parse(&o, &r, "--drive-model", "on", NULL) == 2 && strstr(r.err, "auto, off"),
+	       "--drive-model on refused, naming auto and off");
 }
 
 int main(void)
