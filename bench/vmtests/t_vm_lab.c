@@ -168,10 +168,12 @@ static void delayed(struct lab_opts *o)
 	o->resume_delay_ms = 0;
 	c = &r.rec[0];
 	if (r.n && c->c.verdict == VERDICT_OK)
+		/* wake and kernel end before the delay starts; they keep
+		 * their own variance (CPU bring-up under a busy host) */
 		tap_ok(c->span_agent_s >= 0.5 && c->span_agent_s < 0.6 &&
-		       c->span_channel_s < 0.1 && c->span_kernel_s < 0.5,
-		       "the 500 ms delay is in the agent span (%.3f s), not channel (%.3f) or kernel (%.3f)",
-		       c->span_agent_s, c->span_channel_s, c->span_kernel_s);
+		       c->span_channel_s < 0.1,
+		       "the 500 ms delay is in the agent span (%.3f s), not the channel (%.3f s)",
+		       c->span_agent_s, c->span_channel_s);
 	else
 		tap_ok(false, "the delayed cycle ran");
 	lab_result_free(&r);
