@@ -128,12 +128,14 @@ fi
 
 # 3. A variant starts from the default build: same objects, then only
 # what its extra symbols reach is rebuilt.
+copied=
 if [ "$variant" != default ] && [ ! -f "$obj/.config" ] && [ -f "$base/vmlinux" ]; then
 	log "copying $base to $obj"
 	rm -rf "$obj.tmp"
 	cp -a "$base" "$obj.tmp"
 	rm -f "$obj.tmp/.fragment.sha256"
 	mv "$obj.tmp" "$obj"
+	copied=$(mktemp "$top/build/.copied.XXXXXX")	# when: outside the copy
 fi
 
 # 4. Configure when the fragments changed.
@@ -148,6 +150,19 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragment.sha256" 2>/dev/null)" != 
 	[ -z "$bad" ] || die "options dropped by Kconfig (missing dependency?): $(echo $bad)"
 	echo "$fsum" > "$obj/.fragment.sha256"
 fi
+
+# 4b. objtool's own build records absolute paths, so in the copy it is
+# built again, and every object names objtool as a prerequisite: build it
+# now (syncconfig runs first and marks each changed symbol in
+# include/config/) and date the copied outputs as objtool, then the marks
+# of the changed symbols later still: only what uses them is rebuilt.
+if [ -n "$copied" ] && [ -x "$base/tools/objtool/objtool" ]; then
+	make -s -C "$src" O="$obj" CC="$cc" tools/objtool >/dev/null
+	find "$obj" \( -path "$obj/tools" -o -path "$obj/include/config" \) -prune -o \
+		-type f ! -name .config -print0 | xargs -0 touch -r "$obj/tools/objtool/objtool"
+	find "$obj/include/config" -newer "$copied" -type f -exec touch {} +
+fi
+[ -n "$copied" ] && rm -f "$copied"
 
 # 5. Build.
 log "building bzImage in $obj"
