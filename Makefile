@@ -27,7 +27,7 @@ endif
 SKIPSYNC_KERNEL := $(abspath $(B)/obj-$(KVER)-skipsync/arch/x86/boot/bzImage)
 
 TOOLS := $(abspath $(GUEST)/tools.img)
-GUEST_BINS := $(GUEST)/agent $(GUEST)/knobtest
+GUEST_BINS := $(GUEST)/agent $(GUEST)/knobtest $(GUEST)/nomtimetest
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Iproto
 
 .PHONY: all deps kernel kernel-skipsync guest tools bench run powercut \
@@ -102,6 +102,7 @@ define tree_groups
 	"$(1)/evidence=KVER=$(1) scripts/t_evidence.sh" \
 	"$(if $(KERNEL_DEP),$(1)/bisect=KVER=$(1) scripts/t_bisect.sh,$(1)/bisect=echo 'ok 1 - every prefix of the series builds # SKIP KERNEL= given')" \
 	"$(1)/vm-knob=$(call tree_vmenv,$(1)) bench/obj/t_vm_knob" \
+	"$(1)/vm-nomtime=$(call tree_vmenv,$(1)) bench/obj/t_vm_nomtime" \
 	"$(1)/vm-lab=$(call tree_vmenv,$(1)) bench/obj/t_vm_lab" \
 	"$(1)/vm-powercut=$(call tree_vmenv,$(1)) bench/obj/t_vm_powercut" \
 	"$(if $(KERNEL_DEP),$(1)/skipsync=KERNEL=$(abspath $(B)/obj-$(1)-skipsync/arch/x86/boot/bzImage) INITRD=$(INITRD) EXPECT_DEFAULT=0 KNOB_ONLY=1 bench/obj/t_vm_knob,$(1)/skipsync=echo 'ok 1 - CONFIG_SUSPEND_SKIP_SYNC=y build # SKIP KERNEL= given: only our own build has the variant')"
