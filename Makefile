@@ -93,6 +93,16 @@ powercut-bench: deps bench guest tools $(KERNEL_DEP)
 evidence: deps bench guest tools $(KERNEL_DEP)
 	time KVER=$(KVER) scripts/evidence.sh $(KERNEL) $(INITRD) $(TOOLS)
 
+# O_NOMTIME, the seed's claim measured: device requests and latency per
+# O_DIRECT overwrite + fsync/fdatasync, with and without the flag, on the
+# emmc profile (about 4 minutes; table also in results/nomtime-bench.txt)
+NOMTIME_ARGS ?=
+.PHONY: nomtime-bench
+nomtime-bench: deps bench guest $(KERNEL_DEP)
+	@mkdir -p results
+	@set -o pipefail; bench/obj/nomtime-bench --kernel $(KERNEL) --initrd $(INITRD) \
+		$(NOMTIME_ARGS) | tee results/nomtime-bench.txt
+
 # One tree's test groups; $(1) is the tree.  With KERNEL= only the kernel
 # given is booted, and the checks that need our own builds are skipped.
 tree_kernel = $(if $(KERNEL_DEP),$(abspath $(B)/obj-$(1)-default/arch/x86/boot/bzImage),$(KERNEL))
