@@ -25,7 +25,7 @@
  *	writes FILE (MIB MiB of data), fsyncs it and its directory.
  *   nomtimetest bench FILE COUNT NOMTIME SYNC GAP_MS SETTLE_S
  *	COUNT O_DIRECT overwrites of 4 KiB, each followed by SYNC (fsync,
- *	fdatasync or none), with or without O_NOMTIME (1 or 0), GAP_MS
+ *	fdatasync, syncfs or none), with or without O_NOMTIME (1 or 0), GAP_MS
  *	between them (not timed) so that each one sees a new timestamp,
  *	then SETTLE_S seconds for deferred journal commits.  Prints one line
  *	"result n=.. write_us=.. sync_us=.. op_us=.. mtime_moved=0|1"
@@ -859,6 +859,8 @@ static int bench(const char *f, int count, int nomtime, const char *sync, int ga
 			r = fsync(fd);
 		else if (!strcmp(sync, "fdatasync"))
 			r = fdatasync(fd);
+		else if (!strcmp(sync, "syncfs"))
+			r = syncfs(fd);
 		if (r)
 			return 3;
 		t2 = now_us();
@@ -888,6 +890,6 @@ int main(int argc, char **argv)
 		return bench(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5], atoi(argv[6]),
 			     atoi(argv[7]));
 	fprintf(stderr, "usage: nomtimetest test ALLOW DENY | prep FILE MIB | "
-		"bench FILE COUNT NOMTIME fsync|fdatasync|none GAP_MS SETTLE_S\n");
+		"bench FILE COUNT NOMTIME fsync|fdatasync|syncfs|none GAP_MS SETTLE_S\n");
 	return 2;
 }
