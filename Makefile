@@ -31,7 +31,8 @@ GUEST_BINS := $(GUEST)/agent $(GUEST)/knobtest $(GUEST)/nomtimetest
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Iproto
 
 .PHONY: all deps kernel kernel-skipsync guest tools bench run powercut \
-	powercut-bench evidence check check-deps check-kernels clean
+	powercut-bench evidence check check-full bench-check check-deps \
+	check-kernels clean
 
 all: kernel guest tools bench
 
@@ -41,7 +42,8 @@ deps:
 kernel: deps
 	@KVER=$(KVER) scripts/kernel.sh >/dev/null
 
-kernel-skipsync: deps
+# Built from a copy of the default build: only what the option reaches.
+kernel-skipsync: kernel
 	@KVER=$(KVER) scripts/kernel.sh --variant skipsync \
 		--extra-config guest/skipsync.config >/dev/null
 
@@ -57,7 +59,7 @@ $(INITRD): guest/init guest/mkinitramfs.sh $(GUEST_BINS)
 guest: deps $(INITRD)
 
 # fio and its libraries, on a read-only disk image (too big for the initramfs)
-$(TOOLS): guest/mktools.sh | $(GUEST)
+$(TOOLS): guest/mktools.sh $(wildcard guest/workloads/*) | $(GUEST)
 	guest/mktools.sh $@
 
 tools: deps $(TOOLS)
@@ -68,11 +70,18 @@ bench: deps
 VMENV = KERNEL=$(KERNEL) INITRD=$(INITRD) TOOLS_DISK=$(TOOLS) $(if $(KEEP_LOGS),SLAB_LOGDIR=$(abspath results/logs))
 
 # The main job: the default experiment (see README), files under results/.
+# Every workload in both writeback modes, sync on and off, S3, eMMC; each
+# part's time is printed.
+RUN_ARGS ?= --state mem --workload all --writeback both --dirty 64M --cycles 2
 LAB_ARGS ?=
-run: deps bench guest tools $(KERNEL_DEP)
+run:
+	@s=$$(date +%s); $(MAKE) -s deps bench guest tools $(KERNEL_DEP) || exit 1; \
+	echo "# run: build what is missing $$(($$(date +%s) - s)) s"
 	@mkdir -p results
-	bench/obj/suspend-lab --kernel $(KERNEL) --initrd $(INITRD) \
-		--tools-disk $(TOOLS) --out results $(if $(KEEP_LOGS),--keep-logs) $(LAB_ARGS)
+	@s=$$(date +%s); bench/obj/suspend-lab --kernel $(KERNEL) --initrd $(INITRD) \
+		--tools-disk $(TOOLS) --out results $(if $(KEEP_LOGS),--keep-logs) \
+		$(RUN_ARGS) $(LAB_ARGS); rc=$$?; \
+	echo "# run: the experiment $$(($$(date +%s) - s)) s"; exit $$rc
 
 # Battery death: a quick look, and the benchmark (50 cuts per setting,
 # cut points mixed; about 15 minutes)
@@ -88,13 +97,29 @@ powercut-bench: deps bench guest tools $(KERNEL_DEP)
 		--tools-disk $(TOOLS) --out results/powercut-bench --cycles 50 \
 		--cut mix --size 8M $(PC_ARGS)
 
+# Crash states (README "Crash states"): every write of a suspend cycle
+# logged, the disk judged as it stood after each one; the benchmark takes
+# one cycle per setting on the emmc profile, every write prefix included
+.PHONY: crash crash-bench
+CS_ARGS ?=
+crash: deps bench guest tools $(KERNEL_DEP)
+	@mkdir -p results
+	bench/obj/crash-states all --kernel $(KERNEL) --initrd $(INITRD) \
+		--tools-disk $(TOOLS) --out results $(CS_ARGS)
+
+crash-bench: deps bench guest tools $(KERNEL_DEP)
+	@mkdir -p results/crash-bench
+	time bench/obj/crash-states all --kernel $(KERNEL) --initrd $(INITRD) \
+		--tools-disk $(TOOLS) --out results/crash-bench --profile emmc \
+		--sync both --cycles 1 --prefixes all --gap-states 4 --per-boot 24 $(CS_ARGS)
+
 # The series' evidence: a fixed experiment (every profile, power cuts), its
 # section written into the cover letter and the README (about 15 minutes)
 evidence: deps bench guest tools $(KERNEL_DEP)
 	time KVER=$(KVER) scripts/evidence.sh $(KERNEL) $(INITRD) $(TOOLS)
 
 # O_NOMTIME, the seed's claim measured: device requests and latency per
-# O_DIRECT overwrite + fsync/fdatasync, with and without the flag, on the
+# O_DIRECT overwrite + fsync, fdatasync or syncfs, with and without the flag, on the
 # emmc profile (about 4 minutes; table also in results/nomtime-bench.txt)
 NOMTIME_ARGS ?=
 .PHONY: nomtime-bench
@@ -103,33 +128,56 @@ nomtime-bench: deps bench guest $(KERNEL_DEP)
 	@set -o pipefail; bench/obj/nomtime-bench --kernel $(KERNEL) --initrd $(INITRD) \
 		$(NOMTIME_ARGS) | tee results/nomtime-bench.txt
 
-# One tree's test groups; $(1) is the tree.  With KERNEL= only the kernel
-# given is booted, and the checks that need our own builds are skipped.
+# The test groups; $(1) is the tree.  With KERNEL= only the kernel given is
+# booted, and the checks that need our own builds are skipped.
 tree_kernel = $(if $(KERNEL_DEP),$(abspath $(B)/obj-$(1)-default/arch/x86/boot/bzImage),$(KERNEL))
 tree_vmenv = KERNEL=$(call tree_kernel,$(1)) INITRD=$(INITRD) TOOLS_DISK=$(TOOLS) $(if $(KEEP_LOGS),SLAB_LOGDIR=$(abspath results/logs))
-define tree_groups
+skip = printf 'TAP version 13\nok 1 - %s \# SKIP %s\n1..1\n' $(1) $(2)
+# The series and the knob: every tree, in make check.
+define series_groups
 	"$(1)/series=KVER=$(1) scripts/t_series.sh" \
 	"$(1)/evidence=KVER=$(1) scripts/t_evidence.sh" \
-	"$(if $(KERNEL_DEP),$(1)/bisect=KVER=$(1) scripts/t_bisect.sh,$(1)/bisect=echo 'ok 1 - every prefix of the series builds # SKIP KERNEL= given')" \
+	"$(if $(KERNEL_DEP),$(1)/kernel=KVER=$(1) scripts/t_kernel.sh,$(1)/kernel=$(call skip,'variant configs','KERNEL= given'))" \
+	"$(if $(KERNEL_DEP),$(1)/bisect=KVER=$(1) scripts/t_bisect.sh,$(1)/bisect=$(call skip,'every prefix of the series builds','KERNEL= given'))" \
 	"$(1)/vm-knob=$(call tree_vmenv,$(1)) bench/obj/t_vm_knob" \
-	"$(1)/vm-nomtime=$(call tree_vmenv,$(1)) bench/obj/t_vm_nomtime" \
+	"$(if $(KERNEL_DEP),$(1)/skipsync=KERNEL=$(abspath $(B)/obj-$(1)-skipsync/arch/x86/boot/bzImage) INITRD=$(INITRD) EXPECT_DEFAULT=0 KNOB_ONLY=1 bench/obj/t_vm_knob,$(1)/skipsync=$(call skip,'CONFIG_SUSPEND_SKIP_SYNC=y build','KERNEL= given: only our own build has the variant'))" \
+	"$(1)/vm-nomtime=$(call tree_vmenv,$(1)) bench/obj/t_vm_nomtime"
+endef
+# The lab on a real guest: one tree in make check, every tree in check-full.
+define lab_groups
 	"$(1)/vm-lab=$(call tree_vmenv,$(1)) bench/obj/t_vm_lab" \
 	"$(1)/vm-powercut=$(call tree_vmenv,$(1)) bench/obj/t_vm_powercut" \
-	"$(if $(KERNEL_DEP),$(1)/skipsync=KERNEL=$(abspath $(B)/obj-$(1)-skipsync/arch/x86/boot/bzImage) INITRD=$(INITRD) EXPECT_DEFAULT=0 KNOB_ONLY=1 bench/obj/t_vm_knob,$(1)/skipsync=echo 'ok 1 - CONFIG_SUSPEND_SKIP_SYNC=y build # SKIP KERNEL= given: only our own build has the variant')"
+	"$(1)/vm-drive=$(call tree_vmenv,$(1)) bench/obj/t_vm_drive" \
+	"$(1)/vm-crash=$(call tree_vmenv,$(1)) bench/obj/t_vm_crash"
 endef
+# The tree whose lab make check runs (check-full runs every tree's).
+LAB_TREE ?= $(firstword $(CHECK_TREES))
+LAB_TREES = $(if $(FULL),$(CHECK_TREES),$(LAB_TREE))
 
 check-deps:
 	@KVER="$(CHECK_TREES)" scripts/deps.sh all
 
-# Both variants of every tree under test, before any test runs.
+# Both variants of every tree under test, before any test runs; the time
+# of each build is printed.
 check-kernels: check-deps
 	@$(if $(KERNEL_DEP),set -e; for t in $(CHECK_TREES); do \
-		$(MAKE) -s KVER=$$t kernel kernel-skipsync; done,:)
+		for v in kernel kernel-skipsync; do s=$$(date +%s); \
+		$(MAKE) -s KVER=$$t $$v; \
+		echo "# build $$t $$v: $$(($$(date +%s) - s)) s"; done; done,:)
 
 check: check-deps bench guest tools check-kernels
 	@scripts/run-tests.sh \
 		"unit=$(MAKE) -s -C bench asan" \
-		$(foreach t,$(CHECK_TREES),$(call tree_groups,$(t)))
+		$(foreach t,$(CHECK_TREES),$(call series_groups,$(t))) \
+		$(foreach t,$(LAB_TREES),$(call lab_groups,$(t)))
+
+# Everything, every tree (the lab groups of each tree too).
+check-full:
+	@$(MAKE) --no-print-directory check FULL=1
+
+# A fresh clone's make check and a warm rerun, timed phase by phase.
+bench-check:
+	scripts/bench-check.sh
 
 clean:
 	rm -rf $(B) results

@@ -20,6 +20,9 @@ cat > "$root/bin/fio" <<EOS
 exec /opt/tools/lib/$loader --library-path /opt/tools/lib /opt/tools/lib/fio.bin "\$@"
 EOS
 chmod 755 "$root/bin/fio"
+# the lab's workloads (fio job files), at /opt/tools/workloads
+mkdir -p "$root/workloads"
+cp "$(dirname "$0")"/workloads/* "$root/workloads/"
 touch "$root/.sstools"
 kb=$(du -sk "$root" | cut -f1)
 rm -f "$out.tmp"

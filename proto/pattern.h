@@ -31,4 +31,34 @@ static inline void pattern_fill(uint64_t seed, uint64_t off, unsigned char *buf,
 	}
 }
 
+/*
+ * Judges the got bytes a file holds at offset off, of the n expected there
+ * (got <= n), against stream seed, one aligned 8-byte word at a time: a
+ * word counts only if all of it is right, up to the end of the file where
+ * the file ends inside it, so a zeroed range never counts the pattern's own
+ * zero bytes as survivors.  want is scratch of n bytes.  Returns the good
+ * bytes; *first_bad gets the offset (from off) of the first byte not good,
+ * or n.  off must be a multiple of 8.
+ */
+static inline size_t pattern_judge(uint64_t seed, uint64_t off,
+				   const unsigned char *buf, size_t got, size_t n,
+				   unsigned char *want, size_t *first_bad)
+{
+	size_t good = 0;
+
+	*first_bad = n;
+	pattern_fill(seed, off, want, n);
+	for (size_t w = 0; w < n; w += 8) {
+		size_t end = w + 8 < n ? w + 8 : n;
+		size_t have = got > w ? (got < end ? got : end) - w : 0;
+		int match = have && !memcmp(buf + w, want + w, have);
+
+		if (match)
+			good += have;
+		if ((!match || have < end - w) && *first_bad == n)
+			*first_bad = w + (match ? have : 0);
+	}
+	return good;
+}
+
 #endif

@@ -4,8 +4,10 @@
 set -eu
 
 build="gcc make bc flex bison libelf-dev libssl-dev cpio xz-utils patch perl
-       busybox-static libc6-dev e2fsprogs"
-lab="qemu-system-x86 ovmf fio libjansson-dev pkg-config gnuplot-nox jq"
+       busybox-static libc6-dev e2fsprogs ccache"
+# nbdkit: the drive model; nbdkit-plugin-dev: the headers of its filter
+lab="qemu-system-x86 ovmf fio libjansson-dev pkg-config gnuplot-nox jq
+     nbdkit nbdkit-plugin-dev"
 
 case "${1:-all}" in
 build) want="$build" ;;

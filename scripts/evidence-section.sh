@@ -39,33 +39,24 @@ j=$out/emmc/latency.json
 	echo "Power cuts (SIGKILL of QEMU) at request, during sync or while suspended,"
 	echo "rotating, eMMC profile, $cuts per setting, then a reboot on the same disk:"
 	echo
-	printf '  %-6s %-9s %4s %11s %11s %11s %8s %8s\n' setting cut cuts written "at risk" lost "fsync ok" "fs clean"
-	for s in 1 0; do
-		for cut in request sync suspended; do
-			jq -r --argjson s "$s" --arg cut "$cut" '
-				[ .cycles[] | select(.sync == $s and .cut == $cut) ] as $c
-				| [ $c[] | select(.verdict == "OK" or .verdict == "FsUnmountable") ] as $j
-				| select(($c | length) > 0)
-				| [ "sync=\($s)", $cut, ($c | length),
-				    ([ $j[].written_bytes ] | add // 0),
-				    ([ $j[].dirty_at_cut_kb * 1024 ] | add // 0),
-				    ([ $j[].lost_bytes ] | add // 0),
-				    "\([ $j[] | select(.fsync_intact) ] | length)/\($j | length)",
-				    "\([ $j[] | select(.fs_clean) ] | length)/\($j | length)" ]
-				| @tsv' "$out/powercut/powercut.json"
-		done
-	done | while IFS=$'\t' read -r s c n w r l f k; do
-		printf '  %-6s %-9s %4s %11s %11s %11s %8s %8s\n' "$s" "$c" "$n" "$w" "$r" "$l" "$f" "$k"
+	printf '  %-6s %-9s %4s %11s %11s %11s %8s %8s %5s %5s\n' setting cut cuts written "at risk" lost "fsync ok" "fs clean" corr unmnt
+	jq -r '.summary[] | select(.cut != "all")
+		| [ "sync=\(.sync)", .cut, .cuts, .written_bytes, .dirty_at_cut_bytes,
+		    .lost_bytes, "\(.fsync_intact)/\(.judged)", "\(.fs_clean)/\(.judged)",
+		    .files_corrupted, .unmountable ] | @tsv' "$out/powercut/powercut.json" |
+	sort -t$'\t' -k1,1r -s |
+	while IFS=$'\t' read -r s c n w r l f k x u; do
+		printf '  %-6s %-9s %4s %11s %11s %11s %8s %8s %5s %5s\n' "$s" "$c" "$n" "$w" "$r" "$l" "$f" "$k" "$x" "$u"
 	done
 	echo
-	echo "  sums in bytes; at risk = Dirty in /proc/meminfo at the suspend request."
-	jq -r '[ .cycles[] | select(.sync == 0 and .kernel_at_risk_kb != null) ] as $k
-		| "  With the sync off, the kernel reported its at-risk figure in \($k | length)"
-		  + " cuts;\n  the bytes lost stayed within it in"
-		  + " \([ $k[] | select(.lost_bytes <= .kernel_at_risk_kb * 1024) ] | length)"
+	echo "  sums in bytes; at risk = Dirty in /proc/meminfo at the suspend request;"
+	echo "  corr = files found corrupted, unmnt = cuts whose filesystem did not mount"
+	echo "  (each loses the whole dataset)."
+	jq -r '.summary[] | select(.sync == 0 and .cut == "all")
+		| "  With the sync off, the kernel reported its at-risk figure in \(.kernel_figures)"
+		  + " cuts;\n  the bytes lost stayed within it in \(.loss_within_figure)"
 		  + " of them, and within it plus\n  the slack of its per-CPU counters"
-		  + " (up to \([ $k[].at_risk_slack_kb // 0 ] | max) kB) in"
-		  + " \([ $k[] | select(.loss_within_risk) ] | length)."' "$out/powercut/powercut.json"
+		  + " (up to \(.max_slack_kb) kB) in \(.loss_within_figure_and_slack)."' "$out/powercut/powercut.json"
 	echo
 	echo "Plot: docs/evidence-$KVER-latency-emmc.svg.  Regenerate: make evidence"
 	echo "KVER=$KVER (${EVIDENCE_MIN:-?} min here)."

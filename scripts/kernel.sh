@@ -71,12 +71,14 @@ configure() {
 stamp=$(stat -c '%s %Y' "$tarball")
 if [ ! -f "$src/.extracted" ] || [ "$(cat "$src/.extracted")" != "$stamp" ]; then
 	log "extracting $tarball"
+	t0=$(date +%s)
 	rm -rf "$src" "$src.tmp" "$top/build/obj-$KVER-"*
 	mkdir -p "$src.tmp"
 	tar -xJf "$tarball" -C "$src.tmp" --strip-components=1
 	mkdir -p "$src.tmp/.series"
 	echo "$stamp" > "$src.tmp/.extracted"
 	mv "$src.tmp" "$src"
+	log "extracted $KVER in $(($(date +%s) - t0)) s"
 fi
 
 # 2. Apply the series; revert a previously applied, different one first.

@@ -27,10 +27,10 @@ mapfile -t all < <(series_patches "$KVER")
 for s in "${names[@]}"; do
 	mapfile -t patches < <(series_patches "$KVER" "$s")
 	[ ${#patches[@]} -gt 0 ]; ok $? "$s: has patches (${#patches[@]})"
-	grep -q "^Subject: \[RFC PATCH 0/${#patches[@]}\]" "$top/patches/$KVER/$s/0000-cover-letter.patch" 2>/dev/null
+	grep -qE "^Subject: \[RFC PATCH( v[0-9]+)? 0/${#patches[@]}\]" "$top/patches/$KVER/$s/0000-cover-letter.patch" 2>/dev/null
 	ok $? "$s: cover letter is an RFC 0/${#patches[@]}"
 	for p in "${patches[@]}"; do
-		grep -q "^Subject: \[RFC PATCH [0-9]*/${#patches[@]}\]" "$p"
+		grep -qE "^Subject: \[RFC PATCH( v[0-9]+)? [0-9]+/${#patches[@]}\]" "$p"
 		ok $? "$s: $(basename "$p") is numbered within ${#patches[@]}"
 	done
 done

@@ -17,13 +17,13 @@
  * "serial write round trips".
  */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "guestcmd.h"
 #include "nmguest.h"
 
@@ -50,20 +50,6 @@ struct cell {
 #define N_SYNC	3
 static const char *const syncs[N_SYNC] = { "fsync", "fdatasync", "syncfs" };
 static char img[512];
-
-static void cleanup(void)
-{
-	if (img[0])
-		unlink(img);
-}
-
-static void on_signal(int sig)
-{
-	vm_kill_all();
-	cleanup();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
 
 static void usage(void)
 {
@@ -269,7 +255,7 @@ static int measure(const struct opts *o, const char *fs, const char *cache,
 	static char logdir[600];
 	struct vm_config cfg = {
 		.kernel = o->kernel, .initrd = o->initrd, .mem_mb = 512, .smp = 2,
-		.data_disk = img, .boot_timeout_ms = 120000,
+		.drives = { { .file = img } }, .n_drives = 1, .boot_timeout_ms = 120000,
 	};
 	struct vm vm;
 	enum verdict v;
@@ -277,7 +263,7 @@ static int measure(const struct opts *o, const char *fs, const char *cache,
 
 	if (nm_make_disk(img, fs, "ext4", 512ULL << 20))
 		return -1;
-	cfg.data_throttle = throttle_for(o, cache);
+	cfg.drives[0].opts = throttle_for(o, cache);
 	if (o->keep_logs) {
 		snprintf(logdir, sizeof(logdir), "results/logs/nomtime-bench/%s-%s", fs, cache);
 		cfg.logdir = logdir;
@@ -331,10 +317,8 @@ int main(int argc, char **argv)
 		return r;
 	snprintf(img, sizeof(img), "%s/nomtime-bench.%d.img", tmp && *tmp ? tmp : "/var/tmp",
 		 (int)getpid());
-	atexit(cleanup);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	cleanup_install();
+	cleanup_file(img);
 	for (int f = 0; f < o.n_fs; f++)
 		for (int k = 0; k < o.n_cache; k++)
 			if (measure(&o, o.fs[f], o.cache[k], cells[f][k], release, sizeof(release),

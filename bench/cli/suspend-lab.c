@@ -1,59 +1,82 @@
 /* suspend-lab: command line only; the lab itself is in libslab. */
-#include <signal.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
+#include "cleanup.h"
 #include "lab.h"
 #include "report.h"
 
-static void on_signal(int sig)
+/* The guest's RAM must fit in what the host has free. */
+static int check_host_mem(int mem_mb)
 {
-	lab_emergency_cleanup();
-	signal(sig, SIG_DFL);
-	raise(sig);
+	char line[256];
+	long long avail_kb = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		sscanf(line, "MemAvailable: %lld", &avail_kb);
+	if (f)
+		fclose(f);
+	if (avail_kb > 0 && (long long)mem_mb * 1024 > avail_kb)
+		return cli_bad("the guest needs %d MiB of RAM for this --dirty list, and the host has %lld MiB available",
+			       mem_mb, avail_kb / 1024);
+	return 0;
 }
 
-static void path(char *buf, size_t n, const char *dir, const char *name)
+static int write_reports(const struct lab_view *v, const char *dir)
 {
-	snprintf(buf, n, "%s/%s", dir, name);
+	static const char *const names[] = {
+		"latency.json", "latency.csv", "latency.svg", "latency.png",
+	};
+	char p[4][1100];
+	int bad = 0;
+
+	for (int i = 0; i < 4; i++)
+		snprintf(p[i], sizeof(p[i]), "%s/%s", dir, names[i]);
+	bad += report_json(p[0], v) != 0;
+	bad += report_csv(p[1], v) != 0;
+	bad += report_plot(p[2], v) != 0;
+	bad += report_plot(p[3], v) != 0;
+	if (!bad)
+		fprintf(stderr, "suspend-lab: wrote %s/latency.{json,csv,svg,png}\n", dir);
+	return bad;
 }
 
 int main(int argc, char **argv)
 {
 	struct lab_opts o;
 	struct lab_result r;
-	char p[1024];
-	int rc;
+	struct lab_summary *sum = NULL;
+	struct lab_view v;
+	int rc, n;
 
 	rc = lab_parse_args(argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : 2;
-	if (mkdir(o.out_dir, 0755) && access(o.out_dir, W_OK)) {
-		fprintf(stderr, "suspend-lab: --out: cannot use '%s'\n", o.out_dir);
+	if (hx_check_inputs(&o.hx, true) || check_host_mem(lab_mem_mb(&o)))
 		return 2;
-	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	cleanup_install();
 
-	rc = lab_run(&o, &r);
-	report_table(stdout, &o, &r);
-	path(p, sizeof(p), o.out_dir, "latency.json");
-	if (report_json(p, &o, &r))
+	rc = lab_run(&o, &r, NULL);
+	n = lab_summarise(&o, &r, &sum);
+	if (n < 0) {
+		fprintf(stderr, "suspend-lab: out of memory\n");
+		return 1;
+	}
+	v = (struct lab_view){ .o = &o, .r = &r, .sum = sum, .n_sum = n };
+	report_table(stdout, &v);
+	fprintf(stderr, "suspend-lab: time: boots %.0f s, floor %.0f s, %d cycles %.0f s\n",
+		r.time_boot_s, r.time_floor_s, r.n, r.time_cycles_s);
+	if (!lab_ok_cycles(&r)) {
+		fprintf(stderr, "suspend-lab: no cycle was measured; earlier results in %s are kept\n",
+			o.hx.out_dir);
 		rc = 1;
-	path(p, sizeof(p), o.out_dir, "latency.csv");
-	if (report_csv(p, &o, &r))
+	} else if (write_reports(&v, o.hx.out_dir)) {
 		rc = 1;
-	path(p, sizeof(p), o.out_dir, "latency.svg");
-	if (report_plot(p, &o, &r))
-		rc = 1;
-	path(p, sizeof(p), o.out_dir, "latency.png");
-	if (report_plot(p, &o, &r))
-		rc = 1;
-	fprintf(stderr, "suspend-lab: wrote %s/latency.{json,csv,svg,png}\n", o.out_dir);
+	}
+	free(sum);
 	lab_result_free(&r);
 	return rc;
 }

@@ -1,15 +1,12 @@
 #include "guestcmd.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 struct out_buf {
+	struct chan *ch;
 	char *s;
 	size_t len, cap;
 };
@@ -19,14 +16,24 @@ static void collect(void *ctx, enum agent_msg m, char *rest)
 	struct out_buf *b = ctx;
 	size_t l = strlen(rest);
 
-	if (m != AGENT_MSG_OUT)
+	if (m != AGENT_MSG_OUT) {
+		snprintf(b->ch->why, sizeof(b->ch->why), "%s inside a command's reply",
+			 agent_msg_name(m));
 		return;
+	}
+	if (b->len + l + 2 > GUEST_OUT_CAP) {
+		snprintf(b->ch->why, sizeof(b->ch->why), "more than %u bytes of output",
+			 GUEST_OUT_CAP);
+		return;
+	}
 	if (b->len + l + 2 > b->cap) {
 		size_t cap = (b->cap + l + 2) * 2;
 		char *s = realloc(b->s, cap);
 
-		if (!s)
+		if (!s) {
+			snprintf(b->ch->why, sizeof(b->ch->why), "out of memory");
 			return;
+		}
 		b->s = s;
 		b->cap = cap;
 	}
@@ -36,25 +43,30 @@ static void collect(void *ctx, enum agent_msg m, char *rest)
 	b->s[b->len] = '\0';
 }
 
-int guest_cmd(struct vm *vm, int timeout_ms, char **out, const char *fmt, ...)
+static enum verdict vreq(struct vm *vm, int timeout_ms, char **out, int *st,
+			 const char *fmt, va_list ap)
 {
-	struct out_buf b = { 0 };
+	struct out_buf b = { .ch = &vm->agent };
 	char cmd[2048];
-	va_list ap;
 	int status = -1;
 	enum verdict v;
 
-	va_start(ap, fmt);
+	if (out)
+		*out = NULL;
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
 	v = vm_agent_request(vm, cmd, collect, &b, timeout_ms, &status);
-	if (v != VERDICT_OK || status) {
-		fprintf(stderr, "suspend-lab: guest request failed (%s, status %d): %s\n",
-			verdict_name(v), status, cmd);
-		if (b.s)
-			fprintf(stderr, "%s", b.s);
+	if (st)
+		*st = status;
+	if (v == VERDICT_OK && status)
+		v = VERDICT_SETUP_FAILED;
+	if (v != VERDICT_OK) {
+		fprintf(stderr, "suspend-lab: guest request failed (%s, status %d%s%s): %.200s\n",
+			verdict_name(v), status, vm->agent.why[0] ? ", " : "",
+			vm->agent.why, cmd);
+		if (b.s && status > 0)
+			fprintf(stderr, "%.2000s", b.s);
 		free(b.s);
-		return v != VERDICT_OK ? -(int)v : status;
+		return v;
 	}
 	if (b.s && b.len)
 		b.s[b.len - 1] = '\0';	/* no trailing newline */
@@ -62,28 +74,28 @@ int guest_cmd(struct vm *vm, int timeout_ms, char **out, const char *fmt, ...)
 		*out = b.s ? b.s : strdup("");
 	else
 		free(b.s);
-	return 0;
+	return VERDICT_OK;
 }
 
-int host_run(char *const argv[], bool quiet)
+enum verdict guest_req(struct vm *vm, int timeout_ms, char **out, int *status,
+		       const char *fmt, ...)
 {
-	int status;
-	pid_t pid = fork();
+	va_list ap;
+	enum verdict v;
 
-	if (pid == 0) {
-		if (quiet) {
-			int fd = open("/dev/null", O_WRONLY);
+	va_start(ap, fmt);
+	v = vreq(vm, timeout_ms, out, status, fmt, ap);
+	va_end(ap);
+	return v;
+}
 
-			if (fd >= 0) {
-				dup2(fd, 1);
-				dup2(fd, 2);
-			}
-		}
-		execvp(argv[0], argv);
-		fprintf(stderr, "suspend-lab: exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+int guest_cmd(struct vm *vm, int timeout_ms, char **out, const char *fmt, ...)
+{
+	va_list ap;
+	enum verdict v;
+
+	va_start(ap, fmt);
+	v = vreq(vm, timeout_ms, out, NULL, fmt, ap);
+	va_end(ap);
+	return v != VERDICT_OK;
 }

@@ -13,6 +13,9 @@ static const char *const names[VERDICT__COUNT] = {
 	[VERDICT_QEMU_DIED] = "QemuDied",
 	[VERDICT_PROTOCOL] = "ProtocolError",
 	[VERDICT_FS_UNMOUNTABLE] = "FsUnmountable",
+	[VERDICT_SETUP_FAILED] = "SetupFailed",
+	[VERDICT_NOT_RUN] = "NotRun",
+	[VERDICT_NBDKIT_FAILED] = "NbdkitFailed",
 };
 
 const char *verdict_name(enum verdict v)

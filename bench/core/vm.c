@@ -12,34 +12,32 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+#include "clock.h"
+
 #define OVMF_CODE "/usr/share/OVMF/OVMF_CODE_4M.fd"
 #define OVMF_VARS "/usr/share/OVMF/OVMF_VARS_4M.fd"
+#define SOCKDIR_PLACEHOLDER "/tmp/slab.XXXXXX"
 
-/* Live VMs, so a signal handler can end them: QEMU never outlives us. */
-#define MAX_VMS 8
-static struct vm *live[MAX_VMS];
+static const char *const log_names[] = {
+	"serial.log", "qemu.stderr", "qmp.log", "ovmf-vars.fd",
+};
 
-static void track(struct vm *vm, bool on)
+void vm_opt_escape(char *buf, size_t n, const char *value)
 {
-	for (int i = 0; i < MAX_VMS; i++) {
-		if (on && !live[i]) {
-			live[i] = vm;
-			return;
-		}
-		if (!on && live[i] == vm)
-			live[i] = NULL;
+	size_t o = 0;
+
+	for (; *value && o + 2 < n; value++) {
+		if (*value == ',')
+			buf[o++] = ',';
+		buf[o++] = *value;
 	}
-}
-
-void vm_kill_all(void)
-{
-	for (int i = 0; i < MAX_VMS; i++)
-		if (live[i] && live[i]->pid > 0 && !live[i]->reaped)
-			kill(live[i]->pid, SIGKILL);
+	buf[o] = '\0';
 }
 
 static void add(struct vm *vm, const char *fmt, ...)
@@ -49,12 +47,8 @@ static void add(struct vm *vm, const char *fmt, ...)
 	if (vm->argc >= (int)(sizeof(vm->argv) / sizeof(vm->argv[0])) - 1)
 		return;
 	va_start(ap, fmt);
-	if (vsnprintf(NULL, 0, fmt, ap) >= 0) {
-		va_end(ap);
-		va_start(ap, fmt);
-		if (vasprintf(&vm->argv[vm->argc], fmt, ap) >= 0)
-			vm->argc++;
-	}
+	if (vasprintf(&vm->argv[vm->argc], fmt, ap) >= 0)
+		vm->argc++;
 	va_end(ap);
 	vm->argv[vm->argc] = NULL;
 }
@@ -67,9 +61,22 @@ static void free_argv(struct vm *vm)
 	vm->argv[0] = NULL;
 }
 
+/* A path inside an option list, commas doubled. */
+static const char *esc(char *buf, size_t n, const char *dir, const char *name)
+{
+	char raw[640];
+
+	snprintf(raw, sizeof(raw), "%s%s%s", dir, name ? "/" : "", name ? name : "");
+	vm_opt_escape(buf, n, raw);
+	return buf;
+}
+
 int vm_build_argv(struct vm *vm, const struct vm_config *cfg)
 {
+	const char *sd = vm->sockdir[0] ? vm->sockdir : SOCKDIR_PLACEHOLDER;
+	const char *ld = vm->logdir[0] ? vm->logdir : sd;
 	bool uefi = cfg->firmware == VM_FW_UEFI;
+	char e[1300];
 
 	free_argv(vm);
 	add(vm, "%s", cfg->qemu ? cfg->qemu : "qemu-system-x86_64");
@@ -92,7 +99,8 @@ int vm_build_argv(struct vm *vm, const struct vm_config *cfg)
 		add(vm, "-drive");
 		add(vm, "if=pflash,format=raw,unit=0,readonly=on,file=%s", OVMF_CODE);
 		add(vm, "-drive");
-		add(vm, "if=pflash,format=raw,unit=1,file=%s/ovmf-vars.fd", vm->dir);
+		add(vm, "if=pflash,format=raw,unit=1,file=%s",
+		    esc(e, sizeof(e), ld, "ovmf-vars.fd"));
 	}
 	add(vm, "-kernel");
 	add(vm, "%s", cfg->kernel);
@@ -103,27 +111,38 @@ int vm_build_argv(struct vm *vm, const struct vm_config *cfg)
 	add(vm, "-append");
 	add(vm, "console=ttyS0 panic=-1 no_console_suspend loglevel=4 i8042.noaux%s%s",
 	    cfg->append ? " " : "", cfg->append ? cfg->append : "");
-	add(vm, "-serial");
-	add(vm, "file:%s/serial.log", vm->dir);
-	add(vm, "-qmp");
-	add(vm, "unix:%s/qmp.sock,server=on,wait=off", vm->dir);
 	add(vm, "-chardev");
-	add(vm, "socket,id=agent,path=%s/agent.sock,server=on,wait=off", vm->dir);
+	add(vm, "file,id=serial,path=%s", esc(e, sizeof(e), ld, "serial.log"));
+	add(vm, "-serial");
+	add(vm, "chardev:serial");
+	add(vm, "-chardev");
+	add(vm, "socket,id=qmp,path=%s,server=on,wait=off", esc(e, sizeof(e), sd, "qmp.sock"));
+	add(vm, "-mon");
+	add(vm, "chardev=qmp,mode=control");
+	add(vm, "-chardev");
+	add(vm, "socket,id=agent,path=%s,server=on,wait=off", esc(e, sizeof(e), sd, "agent.sock"));
 	add(vm, "-device");
 	add(vm, "virtio-serial-pci");
 	add(vm, "-device");
 	add(vm, "virtserialport,chardev=agent,name=%s", AGENT_PORT_NAME);
 	/* cache=none: what QEMU completed is on the host disk, so a SIGKILL
-	 * loses exactly what the guest had not written out */
-	if (cfg->data_disk) {
+	 * loses exactly what the guest had not written out.  An NBD export
+	 * (the drive model) has no host file: its opts set the cache mode. */
+	for (int i = 0; i < cfg->n_drives && i < VM_MAX_DRIVES; i++) {
+		const struct vm_drive *d = &cfg->drives[i];
+
 		add(vm, "-drive");
-		add(vm, "file=%s,if=virtio,format=raw,cache=none,aio=threads%s",
-		    cfg->data_disk, cfg->data_throttle ? cfg->data_throttle : "");
+		if (d->readonly)
+			add(vm, "file=%s,if=virtio,format=raw,readonly=on",
+			    esc(e, sizeof(e), d->file, NULL));
+		else
+			add(vm, "file=%s,if=virtio,format=raw%s%s",
+			    esc(e, sizeof(e), d->file, NULL),
+			    strncmp(d->file, "nbd", 3) ? ",cache=none,aio=threads" : "",
+			    d->opts ? d->opts : "");
 	}
-	if (cfg->tools_disk) {
-		add(vm, "-drive");
-		add(vm, "file=%s,if=virtio,format=raw,readonly=on", cfg->tools_disk);
-	}
+	for (const char *const *x = cfg->extra; x && *x; x++)
+		add(vm, "%s", *x);
 	return vm->argc;
 }
 
@@ -144,12 +163,12 @@ void vm_format_command(const struct vm *vm, char *buf, size_t n)
 static int copy_file(const char *from, const char *to)
 {
 	char b[65536];
-	int in = open(from, O_RDONLY), out;
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
 	ssize_t r = -1;
 
 	if (in < 0)
 		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	while (out >= 0 && (r = read(in, b, sizeof(b))) > 0)
 		if (write(out, b, r) != r) {
 			r = -1;
@@ -191,49 +210,86 @@ static int connect_unix(const char *path)
 	return -1;
 }
 
-enum verdict vm_start(struct vm *vm, const struct vm_config *cfg)
+static void path_in(char *buf, size_t n, const char *dir, const char *name)
 {
-	char path[512], line[AGENT_LINE_MAX], *rest;
+	snprintf(buf, n, "%s/%s", dir, name);
+}
+
+__attribute__((format(printf, 3, 4)))
+static enum verdict fail(struct vm *vm, enum verdict v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(vm->why, sizeof(vm->why), fmt, ap);
+	va_end(ap);
+	return v;
+}
+
+static void exit_text(struct vm *vm, char *buf, size_t n)
+{
+	if (WIFSIGNALED(vm->status))
+		snprintf(buf, n, "killed by signal %d", WTERMSIG(vm->status));
+	else
+		snprintf(buf, n, "exited with status %d", WEXITSTATUS(vm->status));
+}
+
+/* QEMU is gone before READY: say how, and what the kernel said last. */
+static enum verdict start_failed(struct vm *vm)
+{
+	char how[64], panic[200] = "";
+
+	exit_text(vm, how, sizeof(how));
+	if (vm_serial_find(vm, "Kernel panic", 0, panic, sizeof(panic)))
+		panic[strcspn(panic, "\r\n")] = '\0';
+	return fail(vm, VERDICT_QEMU_START_FAILED, "QEMU %s before the agent was ready%s%s",
+		    how, panic[0] ? "; the guest said: " : "", panic);
+}
+
+static int make_dirs(struct vm *vm, const struct vm_config *cfg)
+{
+	const char *t = getenv("TMPDIR");
+	char p[600];
+
+	/* sun_path holds 108 bytes: a long TMPDIR falls back to /tmp */
+	snprintf(vm->sockdir, sizeof(vm->sockdir), "%s/slab.XXXXXX",
+		 t && *t && strlen(t) < 40 ? t : "/tmp");
+	if (!mkdtemp(vm->sockdir)) {
+		vm->sockdir[0] = '\0';
+		return -1;
+	}
+	vm->h_dirs[0] = cleanup_dir(vm->sockdir);
+	path_in(p, sizeof(p), vm->sockdir, "qmp.sock");
+	vm->h_files[0] = cleanup_file(p);
+	path_in(p, sizeof(p), vm->sockdir, "agent.sock");
+	vm->h_files[1] = cleanup_file(p);
+	if (!cfg->logdir) {
+		snprintf(vm->logdir, sizeof(vm->logdir), "%s", vm->sockdir);
+		for (unsigned int i = 0; i < 4; i++) {
+			path_in(p, sizeof(p), vm->logdir, log_names[i]);
+			vm->h_files[2 + i] = cleanup_file(p);
+		}
+		return 0;
+	}
+	vm->keep_logs = true;
+	snprintf(vm->logdir, sizeof(vm->logdir), "%s", cfg->logdir);
+	for (char *p = vm->logdir + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(vm->logdir, 0755);
+			*p = '/';
+		}
+	return mkdir(vm->logdir, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+static void spawn(struct vm *vm)
+{
 	pid_t parent = getpid();
-	double deadline;
-	int fd, r;
+	char path[600];
+	int fd;
 
-	memset(vm, 0, sizeof(*vm));
-	vm->agent = -1;
-	if (cfg->logdir) {
-		snprintf(vm->dir, sizeof(vm->dir), "%s", cfg->logdir);
-		vm->keep_dir = true;
-		for (char *p = vm->dir + 1; *p; p++)
-			if (*p == '/') {
-				*p = '\0';
-				mkdir(vm->dir, 0755);
-				*p = '/';
-			}
-		if (mkdir(vm->dir, 0755) && errno != EEXIST) {
-			fprintf(stderr, "suspend-lab: mkdir %s: %s\n", vm->dir,
-				strerror(errno));
-			return VERDICT_QEMU_START_FAILED;
-		}
-	} else {
-		const char *t = getenv("TMPDIR");
-
-		snprintf(vm->dir, sizeof(vm->dir), "%s/slab.XXXXXX", t ? t : "/tmp");
-		if (!mkdtemp(vm->dir)) {
-			fprintf(stderr, "suspend-lab: mkdtemp: %s\n", strerror(errno));
-			return VERDICT_QEMU_START_FAILED;
-		}
-	}
-	if (cfg->firmware == VM_FW_UEFI) {
-		snprintf(path, sizeof(path), "%s/ovmf-vars.fd", vm->dir);
-		if (copy_file(OVMF_VARS, path)) {
-			fprintf(stderr, "suspend-lab: cannot copy %s (apt-get install ovmf)\n",
-				OVMF_VARS);
-			return VERDICT_QEMU_START_FAILED;
-		}
-	}
-	vm_build_argv(vm, cfg);
-	snprintf(path, sizeof(path), "%s/qemu.stderr", vm->dir);
-	vm->t_spawn = qmp_now();
+	path_in(path, sizeof(path), vm->logdir, "qemu.stderr");
+	vm->t_spawn = mono_now();
 	vm->pid = fork();
 	if (vm->pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -251,77 +307,103 @@ enum verdict vm_start(struct vm *vm, const struct vm_config *cfg)
 		fprintf(stderr, "exec %s: %s\n", vm->argv[0], strerror(errno));
 		_exit(127);
 	}
-	if (vm->pid < 0)
-		return VERDICT_QEMU_START_FAILED;
-	track(vm, true);
-
-	deadline = qmp_now() + cfg->boot_timeout_ms / 1000.0;
-	snprintf(path, sizeof(path), "%s/qmp.sock", vm->dir);
-	for (fd = -1; fd < 0 && qmp_now() < deadline; ) {
-		if (!vm_alive(vm))
-			return VERDICT_QEMU_DIED;
-		fd = qmp_connect_unix(path, 200);
+	if (vm->pid > 0) {
+		vm->h_pid = cleanup_pid(vm->pid);
+		vm->pidfd = (int)syscall(SYS_pidfd_open, vm->pid, 0);
 	}
-	if (fd < 0)
-		return VERDICT_BOOT_TIMEOUT;
-	vm->qmp = qmp_new(fd);
-	if (vm->keep_dir) {
-		FILE *log;
-
-		snprintf(path, sizeof(path), "%s/qmp.log", vm->dir);
-		log = fopen(path, "w");
-		if (log) {
-			setvbuf(log, NULL, _IOLBF, 0);
-			qmp_set_log(vm->qmp, log);
-		}
-	}
-	if (qmp_handshake(vm->qmp, 5000))
-		return vm_alive(vm) ? VERDICT_PROTOCOL : VERDICT_QEMU_DIED;
-
-	snprintf(path, sizeof(path), "%s/agent.sock", vm->dir);
-	while ((vm->agent = connect_unix(path)) < 0) {
-		if (!vm_alive(vm))
-			return VERDICT_QEMU_DIED;
-		if (qmp_now() > deadline)
-			return VERDICT_BOOT_TIMEOUT;
-		usleep(20000);
-	}
-	r = vm_agent_line(vm, line, sizeof(line),
-			  (int)((deadline - qmp_now()) * 1000));
-	if (r < 0)
-		return vm_alive(vm) ? VERDICT_PROTOCOL : VERDICT_QEMU_DIED;
-	if (r == 0)
-		return VERDICT_BOOT_TIMEOUT;
-	if (agent_msg_parse(line, &rest) != AGENT_MSG_READY)
-		return VERDICT_PROTOCOL;
-	vm->t_ready = qmp_now();
-	agent_kv(rest, "release", vm->release, sizeof(vm->release));
-	agent_kv(rest, "knob", vm->knob, sizeof(vm->knob));
-	return VERDICT_OK;
 }
 
-static void cleanup_dir(struct vm *vm)
+/*
+ * A closed socket is often the first sign of QEMU's exit, ahead of the
+ * process itself: give it a moment to be reaped before calling it alive.
+ */
+static bool gone(struct vm *vm, int ms)
 {
-	static const char *const tmp[] = { "qmp.sock", "agent.sock" };
-	static const char *const logs[] = {
-		"serial.log", "qemu.stderr", "qmp.log", "ovmf-vars.fd",
-	};
-	char path[512];
-	unsigned int i;
+	struct pollfd p = { .fd = vm->pidfd, .events = POLLIN };
 
-	if (!vm->dir[0])
-		return;
-	for (i = 0; i < sizeof(tmp) / sizeof(tmp[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", vm->dir, tmp[i]);
-		unlink(path);
+	if (!vm_alive(vm))
+		return true;
+	if (vm->pidfd >= 0)
+		poll(&p, 1, ms);
+	else
+		usleep(ms * 1000);
+	return !vm_alive(vm);
+}
+
+enum verdict vm_start(struct vm *vm, const struct vm_config *cfg)
+{
+	char path[600], *rest;
+	double deadline;
+	enum chan_status cs;
+	int fd;
+
+	memset(vm, 0, sizeof(*vm));
+	vm->pidfd = vm->h_pid = -1;
+	for (int i = 0; i < 6; i++)
+		vm->h_files[i] = -1;
+	vm->h_dirs[0] = vm->h_dirs[1] = -1;
+	chan_init(&vm->agent, -1, -1);
+	vm->qmp_timeout_ms = cfg->qmp_timeout_ms > 0 ? cfg->qmp_timeout_ms : 5000;
+	cleanup_install();
+	if (make_dirs(vm, cfg))
+		return fail(vm, VERDICT_QEMU_START_FAILED, "cannot make %s: %s",
+			    vm->sockdir[0] ? vm->logdir : "a private directory",
+			    strerror(errno));
+	if (cfg->firmware == VM_FW_UEFI) {
+		path_in(path, sizeof(path), vm->logdir, "ovmf-vars.fd");
+		if (copy_file(OVMF_VARS, path))
+			return fail(vm, VERDICT_QEMU_START_FAILED,
+				    "cannot copy %s (apt-get install ovmf)", OVMF_VARS);
 	}
-	if (vm->keep_dir)
-		return;
-	for (i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", vm->dir, logs[i]);
-		unlink(path);
+	vm_build_argv(vm, cfg);
+	spawn(vm);
+	if (vm->pid < 0)
+		return fail(vm, VERDICT_QEMU_START_FAILED, "fork: %s", strerror(errno));
+
+	deadline = mono_now() + cfg->boot_timeout_ms / 1000.0;
+	path_in(path, sizeof(path), vm->sockdir, "qmp.sock");
+	for (fd = -1; fd < 0; ) {
+		if (!vm_alive(vm))
+			return start_failed(vm);
+		if (!ms_left(deadline))
+			return fail(vm, VERDICT_BOOT_TIMEOUT, "no QMP socket in time");
+		fd = qmp_connect_unix(path, 200);
 	}
-	rmdir(vm->dir);
+	vm->qmp = qmp_new(fd);
+	if (vm->keep_logs) {
+		path_in(path, sizeof(path), vm->logdir, "qmp.log");
+		vm->qmp_log = fopen(path, "we");
+		if (vm->qmp_log) {
+			setvbuf(vm->qmp_log, NULL, _IOLBF, 0);
+			qmp_set_log(vm->qmp, vm->qmp_log);
+		}
+	}
+	if (qmp_handshake(vm->qmp, vm->qmp_timeout_ms))
+		return gone(vm, 1000) ? start_failed(vm) :
+			fail(vm, VERDICT_PROTOCOL, "QMP handshake: %s", qmp_last_error(vm->qmp));
+
+	path_in(path, sizeof(path), vm->sockdir, "agent.sock");
+	while ((fd = connect_unix(path)) < 0) {
+		if (!vm_alive(vm))
+			return start_failed(vm);
+		if (!ms_left(deadline))
+			return fail(vm, VERDICT_BOOT_TIMEOUT, "no agent socket in time");
+		usleep(20000);
+	}
+	chan_init(&vm->agent, fd, vm->pidfd);
+	cs = chan_ready(&vm->agent, deadline, &rest);
+	if (cs == CHAN_TIMEOUT)
+		return fail(vm, VERDICT_BOOT_TIMEOUT, "no READY from the agent in %d s",
+			    cfg->boot_timeout_ms / 1000);
+	if (cs && gone(vm, cs == CHAN_CLOSED ? 1000 : 0))
+		return start_failed(vm);
+	if (cs)
+		return fail(vm, VERDICT_PROTOCOL, "agent: %s", vm->agent.why);
+	if (!agent_kv(rest, "release", vm->release, sizeof(vm->release)) ||
+	    !agent_kv(rest, "knob", vm->knob, sizeof(vm->knob)))
+		return fail(vm, VERDICT_PROTOCOL, "READY without release or knob");
+	vm->t_ready = mono_now();
+	return VERDICT_OK;
 }
 
 static void reap(struct vm *vm, int timeout_ms)
@@ -337,18 +419,38 @@ static void reap(struct vm *vm, int timeout_ms)
 
 void vm_stop(struct vm *vm)
 {
+	char path[600];
+
 	if (vm->qmp && vm_alive(vm))
 		qmp_command(vm->qmp, "quit", NULL, NULL, 2000);
 	if (vm->pid > 0)
 		reap(vm, 3000);
-	track(vm, false);
+	cleanup_forget(vm->h_pid);
+	vm->h_pid = -1;
 	if (vm->qmp)
 		qmp_free(vm->qmp);
 	vm->qmp = NULL;
-	if (vm->agent >= 0)
-		close(vm->agent);
-	vm->agent = -1;
-	cleanup_dir(vm);
+	if (vm->qmp_log)
+		fclose(vm->qmp_log);
+	vm->qmp_log = NULL;
+	chan_close(&vm->agent);
+	if (vm->pidfd >= 0)
+		close(vm->pidfd);
+	vm->pidfd = -1;
+	if (vm->sockdir[0]) {
+		path_in(path, sizeof(path), vm->sockdir, "qmp.sock");
+		unlink(path);
+		path_in(path, sizeof(path), vm->sockdir, "agent.sock");
+		unlink(path);
+		for (unsigned int i = 0; !vm->keep_logs && i < 4; i++) {
+			path_in(path, sizeof(path), vm->logdir, log_names[i]);
+			unlink(path);
+		}
+		rmdir(vm->sockdir);
+	}
+	for (int i = 0; i < 6; i++)
+		cleanup_forget(vm->h_files[i]);
+	cleanup_forget(vm->h_dirs[0]);
 	free_argv(vm);
 }
 
@@ -365,41 +467,77 @@ bool vm_kill(struct vm *vm)
 
 void vm_report_death(struct vm *vm)
 {
-	char path[512], line[512];
+	char path[600], line[512], tail[2048];
 	FILE *f;
 
-	if (vm->reaped)
-		fprintf(stderr, "suspend-lab: QEMU (pid %d) %s %d\n", vm->pid,
-			WIFSIGNALED(vm->status) ? "killed by signal" : "exited with",
-			WIFSIGNALED(vm->status) ? WTERMSIG(vm->status) :
-			WEXITSTATUS(vm->status));
-	snprintf(path, sizeof(path), "%s/qemu.stderr", vm->dir);
-	f = fopen(path, "r");
+	if (vm->why[0])
+		fprintf(stderr, "suspend-lab: %s\n", vm->why);
+	if (vm->reaped) {
+		exit_text(vm, line, sizeof(line));
+		fprintf(stderr, "suspend-lab: QEMU (pid %d) %s\n", vm->pid, line);
+	}
+	path_in(path, sizeof(path), vm->logdir, "qemu.stderr");
+	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f))
 		fprintf(stderr, "qemu: %s", line);
 	if (f)
 		fclose(f);
-	if (vm->keep_dir)
-		fprintf(stderr, "suspend-lab: logs in %s\n", vm->dir);
+	vm_serial_tail(vm, tail, sizeof(tail), 8);
+	if (tail[0])
+		fprintf(stderr, "suspend-lab: the serial console's last lines:\n%s", tail);
+	if (vm->keep_logs)
+		fprintf(stderr, "suspend-lab: logs in %s\n", vm->logdir);
+}
+
+enum verdict vm_chan_verdict(struct vm *vm, enum chan_status s)
+{
+	if (s == CHAN_OK)
+		return VERDICT_OK;
+	if (s == CHAN_DEAD || gone(vm, s == CHAN_CLOSED ? 1000 : 0))
+		return VERDICT_QEMU_DIED;
+	if (s == CHAN_TIMEOUT)
+		return VERDICT_AGENT_TIMEOUT;
+	return VERDICT_PROTOCOL;
+}
+
+enum verdict vm_qmp_verdict(struct vm *vm, int st, enum verdict refused)
+{
+	if (st == QMP_OK)
+		return VERDICT_OK;
+	if (gone(vm, st == QMP_ERR_EOF || st == QMP_ERR_IO ? 1000 : 0))
+		return VERDICT_QEMU_DIED;
+	if (st == QMP_ERR_REPLY)
+		return refused;
+	return VERDICT_PROTOCOL;	/* timeout, EOF or garbage from a live QEMU */
+}
+
+enum verdict vm_agent_request(struct vm *vm, const char *req, chan_line_fn fn,
+			      void *ctx, int timeout_ms, int *status)
+{
+	enum chan_status s = chan_request(&vm->agent, req,
+					  mono_now() + timeout_ms / 1000.0,
+					  fn, ctx, status);
+
+	return vm_chan_verdict(vm, s);
 }
 
 long vm_serial_size(struct vm *vm)
 {
-	char path[512];
+	char path[600];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/serial.log", vm->dir);
+	path_in(path, sizeof(path), vm->logdir, "serial.log");
 	return stat(path, &st) ? 0 : (long)st.st_size;
 }
 
 bool vm_serial_find(struct vm *vm, const char *needle, long from, char *buf, size_t n)
 {
-	char path[512], line[1024];
+	char path[600], line[1024];
 	bool found = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/serial.log", vm->dir);
-	f = fopen(path, "r");
+	path_in(path, sizeof(path), vm->logdir, "serial.log");
+	f = fopen(path, "re");
 	if (!f)
 		return false;
 	if (!fseek(f, from, SEEK_SET))
@@ -413,11 +551,38 @@ bool vm_serial_find(struct vm *vm, const char *needle, long from, char *buf, siz
 	return found;
 }
 
+void vm_serial_tail(struct vm *vm, char *buf, size_t n, int lines)
+{
+	char path[600];
+	long size = vm_serial_size(vm), from;
+	size_t len;
+	FILE *f;
+	int nl = 0;
+
+	buf[0] = '\0';
+	path_in(path, sizeof(path), vm->logdir, "serial.log");
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	from = size > (long)n - 1 ? size - (long)n + 1 : 0;
+	if (!fseek(f, from, SEEK_SET)) {
+		len = fread(buf, 1, n - 1, f);
+		buf[len] = '\0';
+		/* keep the last `lines` lines */
+		for (char *p = buf + len; p > buf; p--)
+			if (p[-1] == '\n' && p != buf + len && ++nl == lines) {
+				memmove(buf, p, strlen(p) + 1);
+				break;
+			}
+	}
+	fclose(f);
+}
+
 bool vm_serial_wait(struct vm *vm, const char *needle, long from, int timeout_ms)
 {
-	double deadline = qmp_now() + timeout_ms / 1000.0;
+	double deadline = mono_now() + timeout_ms / 1000.0;
 
-	while (qmp_now() < deadline) {
+	while (ms_left(deadline)) {
 		if (vm_serial_find(vm, needle, from, NULL, 0))
 			return true;
 		if (!vm_alive(vm))
@@ -425,94 +590,4 @@ bool vm_serial_wait(struct vm *vm, const char *needle, long from, int timeout_ms
 		usleep(5000);
 	}
 	return false;
-}
-
-int vm_agent_send(struct vm *vm, const char *fmt, ...)
-{
-	char buf[AGENT_LINE_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0 || n >= (int)sizeof(buf) - 1)
-		return -1;
-	buf[n++] = '\n';
-	return agent_write_all(vm->agent, buf, n);
-}
-
-int vm_agent_line(struct vm *vm, char *line, size_t n, int timeout_ms)
-{
-	double deadline = qmp_now() + timeout_ms / 1000.0;
-
-	for (;;) {
-		char *nl = memchr(vm->buf, '\n', vm->len);
-		struct pollfd p = { .fd = vm->agent, .events = POLLIN };
-		ssize_t r;
-		int left;
-
-		if (nl) {
-			size_t l = nl - vm->buf;
-
-			if (l >= n)
-				l = n - 1;
-			memcpy(line, vm->buf, l);
-			line[l] = '\0';
-			vm->len -= nl + 1 - vm->buf;
-			memmove(vm->buf, nl + 1, vm->len);
-			return 1;
-		}
-		if (vm->len == sizeof(vm->buf))
-			vm->len = 0;	/* no line can be this long */
-		left = (int)((deadline - qmp_now()) * 1000);
-		if (left <= 0)
-			return 0;
-		/* wake now and then to notice a dead QEMU */
-		r = poll(&p, 1, left < 200 ? left : 200);
-		if (r < 0 && errno != EINTR)
-			return -1;
-		if (r <= 0) {
-			if (!vm_alive(vm))
-				return -1;
-			continue;
-		}
-		r = read(vm->agent, vm->buf + vm->len, sizeof(vm->buf) - vm->len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		vm->len += r;
-	}
-}
-
-enum verdict vm_agent_request(struct vm *vm, const char *req, vm_line_fn fn,
-			      void *ctx, int timeout_ms, int *status)
-{
-	char line[AGENT_LINE_MAX], *rest;
-	double deadline = qmp_now() + timeout_ms / 1000.0;
-
-	if (vm_agent_send(vm, "%s", req))
-		return vm_alive(vm) ? VERDICT_PROTOCOL : VERDICT_QEMU_DIED;
-	for (;;) {
-		int left = (int)((deadline - qmp_now()) * 1000);
-		int r = vm_agent_line(vm, line, sizeof(line), left > 0 ? left : 0);
-		enum agent_msg m;
-		long long st;
-
-		if (r < 0)
-			return vm_alive(vm) ? VERDICT_PROTOCOL : VERDICT_QEMU_DIED;
-		if (r == 0)
-			return VERDICT_AGENT_TIMEOUT;
-		m = agent_msg_parse(line, &rest);
-		if (m == AGENT_MSG_DONE) {
-			if (!agent_kv_ll(rest, "status", &st))
-				return VERDICT_PROTOCOL;
-			if (status)
-				*status = (int)st;
-			return VERDICT_OK;
-		}
-		if (fn)
-			fn(ctx, m, rest);
-	}
 }

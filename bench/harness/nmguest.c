@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "guestcmd.h"
+#include "hostrun.h"
 
 #define SECTOR		512
 #define PART_START	2048	/* sectors: 1 MiB, as fdisk aligns */

@@ -1,24 +1,35 @@
 #define _GNU_SOURCE
 #include "cycle.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
+
 const struct cycle_timeouts cycle_default_timeouts = {
+	.request_ms = 10000,
 	.suspend_ms = 120000,
 	.wake_ms = 30000,
+	.done_ms = 10000,
+	.qmp_ms = 5000,
 	.first_key_ms = 1000,
 	.key_every_ms = 400,
 };
 
-/* "  sh-74  [001] .....  12.3: suspend_sync_skipped: dirty_kb=65536 writeback_kb=0" */
+/*
+ * The kernel's at-risk report, once per suspend right before devices
+ * suspend: "  sh-74  [001] .....  12.3: suspend_page_cache: dirty_kb=65536
+ * writeback_kb=0".
+ */
 static bool parse_skip_event(struct cycle *c, const char *line)
 {
-	const char *p = strstr(line, ": suspend_sync_skipped: ");
+	const char *p = strstr(line, ": suspend_page_cache: ");
 	long long d, w;
 
-	if (!p || sscanf(p, ": suspend_sync_skipped: dirty_kb=%lld writeback_kb=%lld",
+	if (!p || sscanf(p, ": suspend_page_cache: dirty_kb=%lld writeback_kb=%lld",
 			 &d, &w) != 2)
 		return false;
 	c->skip_events++;
@@ -76,13 +87,13 @@ bool cycle_parse_trace(struct cycle *c, const char *line)
 
 /*
  * /dev/kmsg records: "6,208,3354359,-;Filesystems sync: 0.085 seconds" and,
- * when the sync was skipped, "6,210,1,-;PM: Sync skipped: 65536 kB dirty,
- * 0 kB writeback at risk".
+ * with pm_debug_messages on, the at-risk report: "7,210,1,-;PM: Dirty page
+ * cache at risk: 65536 kB (writeback: 0 kB)".
  */
 bool cycle_parse_kmsg(struct cycle *c, const char *line)
 {
 	const char *sync = strstr(line, "Filesystems sync: ");
-	const char *skip = strstr(line, "PM: Sync skipped: ");
+	const char *risk = strstr(line, "PM: Dirty page cache at risk: ");
 	long long d, w;
 	double s;
 
@@ -91,7 +102,7 @@ bool cycle_parse_kmsg(struct cycle *c, const char *line)
 		c->fs_sync_s = s;
 		return true;
 	}
-	if (skip && sscanf(skip, "PM: Sync skipped: %lld kB dirty, %lld kB writeback",
+	if (risk && sscanf(risk, "PM: Dirty page cache at risk: %lld kB (writeback: %lld kB",
 			   &d, &w) == 2) {
 		c->skip_lines++;
 		c->skip_line_dirty_kb = d;
@@ -136,15 +147,50 @@ int cycle_phase_count(const struct cycle *c, const char *name)
 	return n;
 }
 
-static double ns_to_s(long long ns)
+/* mono_ns=.. real_ns=.. boot_ns=..: all three, or false */
+static bool parse_clocks(const char *rest, struct guest_clocks *g)
 {
-	return ns / 1e9;
+	long long m, r, b;
+
+	if (!agent_kvs_ll(rest, "mono_ns", &m, "real_ns", &r, "boot_ns", &b, NULL))
+		return false;
+	g->mono = m / 1e9;
+	g->real = r / 1e9;
+	g->boot = b / 1e9;
+	return true;
 }
 
-static void on_line(void *ctx, enum agent_msg m, char *rest)
+__attribute__((format(printf, 4, 5)))
+static enum verdict fail(struct vm *vm, struct cycle *c, enum verdict v,
+			 const char *fmt, ...)
 {
-	struct cycle *c = ctx;
-	long long v;
+	va_list ap;
+
+	/* whatever went wrong, a dead QEMU is the first fact to report */
+	if (v != VERDICT_OK && !vm_alive(vm))
+		v = VERDICT_QEMU_DIED;
+	c->verdict = v;
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+	return v;
+}
+
+static enum verdict chan_fail(struct vm *vm, struct cycle *c, enum chan_status s,
+			      enum verdict on_timeout, const char *waiting)
+{
+	enum verdict v = vm_chan_verdict(vm, s);
+
+	if (v == VERDICT_AGENT_TIMEOUT)
+		v = on_timeout;
+	return fail(vm, c, v, "waiting for %s: %s", waiting, vm->agent.why);
+}
+
+/* A line other than the one awaited: trace, log, or the resume report. */
+static enum verdict on_line(struct vm *vm, struct cycle *c, enum agent_msg m,
+			    char *rest)
+{
+	long long rc, ret;
 
 	switch (m) {
 	case AGENT_MSG_TRACE:
@@ -154,44 +200,41 @@ static void on_line(void *ctx, enum agent_msg m, char *rest)
 		cycle_parse_kmsg(c, rest);
 		break;
 	case AGENT_MSG_RESUMED:
-		if (c->resumed_host <= 0)
-			c->resumed_host = qmp_now();
-		if (agent_kv_ll(rest, "t_ns", &v))
-			c->resumed_guest = ns_to_s(v);
-		if (agent_kv_ll(rest, "rc", &v))
-			c->rc = (int)v;
+		if (!isnan(c->resumed_host))
+			return fail(vm, c, VERDICT_PROTOCOL, "a second RESUMED");
+		c->resumed_host = qmp_now();
+		if (!parse_clocks(rest, &c->resumed_guest) ||
+		    !agent_kvs_ll(rest, "rc", &rc, "ret_mono_ns", &ret, NULL))
+			return fail(vm, c, VERDICT_PROTOCOL, "RESUMED without its keys");
+		c->rc = (int)rc;
+		c->resumed_ret_mono = ret / 1e9;
 		break;
 	default:
-		break;
+		return fail(vm, c, VERDICT_PROTOCOL, "unexpected %s during SUSPEND",
+			    agent_msg_name(m));
 	}
+	return VERDICT_OK;
 }
 
-/* Waits for one agent line of the given kind; other kinds go to on_line. */
-static int wait_msg(struct vm *vm, struct cycle *c, enum agent_msg want,
-		    int timeout_ms, char **rest, char *line, size_t n)
+/* Waits for one line of the given kind; others go to on_line. */
+static enum verdict wait_msg(struct vm *vm, struct cycle *c, enum agent_msg want,
+			     int timeout_ms, enum verdict on_timeout, char **rest)
 {
-	double deadline = qmp_now() + timeout_ms / 1000.0;
+	double deadline = mono_now() + timeout_ms / 1000.0;
 
 	for (;;) {
-		int left = (int)((deadline - qmp_now()) * 1000);
-		int r = vm_agent_line(vm, line, n, left > 0 ? left : 0);
 		enum agent_msg m;
+		enum chan_status s = chan_recv(&vm->agent, deadline, &m, rest);
+		enum verdict v;
 
-		if (r <= 0)
-			return r;
-		m = agent_msg_parse(line, rest);
+		if (s)
+			return chan_fail(vm, c, s, on_timeout, agent_msg_name(want));
 		if (m == want)
-			return 1;
-		on_line(c, m, *rest);
+			return VERDICT_OK;
+		v = on_line(vm, c, m, *rest);
+		if (v)
+			return v;
 	}
-}
-
-static enum verdict fail(struct vm *vm, struct cycle *c, enum verdict v)
-{
-	if (!vm_alive(vm))
-		v = VERDICT_QEMU_DIED;
-	c->verdict = v;
-	return v;
 }
 
 static enum verdict wake_mem(struct vm *vm, struct cycle *c,
@@ -201,91 +244,167 @@ static enum verdict wake_mem(struct vm *vm, struct cycle *c,
 	int r;
 
 	r = qmp_wait_event(vm->qmp, "SUSPEND", to->suspend_ms, &ev);
+	if (r == QMP_ERR_TIMEOUT)
+		return fail(vm, c, VERDICT_NO_SUSPEND_EVENT, "no SUSPEND event in %d ms",
+			    to->suspend_ms);
 	if (r)
-		return r == QMP_ERR_TIMEOUT ? VERDICT_NO_SUSPEND_EVENT :
-		       VERDICT_QEMU_DIED;
+		return fail(vm, c, vm_qmp_verdict(vm, r, VERDICT_PROTOCOL),
+			    "waiting for SUSPEND: %s", qmp_last_error(vm->qmp));
 	c->suspend_event = ev.timestamp;
 	qmp_event_clear(&ev);
 	c->wake_host = qmp_now();
-	if (qmp_command(vm->qmp, "system_wakeup", NULL, NULL, 5000))
-		return VERDICT_WAKE_FAILED;
+	r = qmp_command(vm->qmp, "system_wakeup", NULL, NULL, to->qmp_ms);
+	if (r)
+		return fail(vm, c, vm_qmp_verdict(vm, r, VERDICT_WAKE_FAILED),
+			    "system_wakeup: %s", qmp_last_error(vm->qmp));
 	return VERDICT_OK;
 }
 
-static int send_key(struct vm *vm)
+static int send_key(struct vm *vm, int timeout_ms)
 {
 	json_t *args = json_pack("{s:[{s:s,s:s}]}", "keys", "type", "qcode",
 				 "data", "shift");
-	int r = qmp_command(vm->qmp, "send-key", args, NULL, 5000);
+	int r = qmp_command(vm->qmp, "send-key", args, NULL, timeout_ms);
 
 	json_decref(args);
 	return r;
 }
 
+/* s2idle raises no event: press keys until the agent is back */
+static enum verdict wake_freeze(struct vm *vm, struct cycle *c,
+				const struct cycle_timeouts *to, char **rest)
+{
+	double deadline = mono_now() + (to->suspend_ms + to->wake_ms) / 1000.0;
+	double next = mono_now() + to->first_key_ms / 1000.0;
+
+	for (;;) {
+		enum agent_msg m;
+		double until = next < deadline ? next : deadline;
+		enum chan_status s = chan_recv(&vm->agent, until, &m, rest);
+		enum verdict v;
+		int r;
+
+		if (s == CHAN_OK && m == AGENT_MSG_RESUMED)
+			return VERDICT_OK;
+		if (s == CHAN_OK) {
+			v = on_line(vm, c, m, *rest);
+			if (v)
+				return v;
+			continue;
+		}
+		if (s != CHAN_TIMEOUT || !ms_left(deadline))
+			return chan_fail(vm, c, s, VERDICT_RESUME_TIMEOUT, "RESUMED");
+		c->wake_host = qmp_now();
+		if (c->n_keys < CYCLE_MAX_KEYS)
+			c->key_host[c->n_keys++] = c->wake_host;
+		r = send_key(vm, to->qmp_ms);
+		if (r)
+			return fail(vm, c, vm_qmp_verdict(vm, r, VERDICT_WAKE_FAILED),
+				    "send-key: %s", qmp_last_error(vm->qmp));
+		next = mono_now() + to->key_every_ms / 1000.0;
+	}
+}
+
+static void take_clock(void *ctx, enum agent_msg m, char *rest)
+{
+	long long *real = ctx;
+
+	if (m != AGENT_MSG_OUT || !agent_kv_ll(rest, "real_ns", real))
+		*real = -1;
+}
+
+/*
+ * Guest realtime minus host realtime: the guest's clock read between two
+ * host readings, placed at their midpoint, to within half the round trip.
+ */
+static enum verdict clock_offset(struct vm *vm, struct cycle *c, int timeout_ms,
+				 double *off, double *err)
+{
+	long long real = -1;
+	int status = -1;
+	double t0 = qmp_now(), t1;
+	enum chan_status s = chan_request(&vm->agent, "CLOCK", mono_now() + timeout_ms / 1000.0,
+					  take_clock, &real, &status);
+
+	t1 = qmp_now();
+	if (s)
+		return chan_fail(vm, c, s, VERDICT_AGENT_TIMEOUT, "CLOCK");
+	if (status || real < 0)
+		return fail(vm, c, VERDICT_PROTOCOL, "CLOCK without real_ns");
+	*off = real / 1e9 - (t0 + t1) / 2;
+	*err = (t1 - t0) / 2;
+	return VERDICT_OK;
+}
+
+void cycle_init(struct cycle *c, const char *state)
+{
+	memset(c, 0, sizeof(*c));
+	c->verdict = VERDICT_NOT_RUN;
+	c->fs_sync_s = -1;
+	c->dirty_kb = c->writeback_kb = -1;
+	c->req_guest.mono = c->req_guest.real = c->req_guest.boot = NAN;
+	c->resumed_guest = c->req_guest;
+	c->req_host = c->suspend_event = c->wake_host = c->resumed_host = NAN;
+	c->resumed_ret_mono = NAN;
+	c->off_pre = c->off_pre_err = c->off_post = c->off_post_err = NAN;
+	snprintf(c->state, sizeof(c->state), "%s", state);
+}
+
 enum verdict cycle_run(struct vm *vm, const char *state,
 		       const struct cycle_timeouts *to, struct cycle *c)
 {
-	char line[AGENT_LINE_MAX], *rest;
 	bool mem = !strcmp(state, "mem");
-	long long v;
-	double deadline;
-	int r, status;
-	enum verdict ve;
+	enum chan_status s;
+	enum verdict v;
+	long long st;
+	char *rest;
 
-	memset(c, 0, sizeof(*c));
-	c->fs_sync_s = -1;
-	snprintf(c->state, sizeof(c->state), "%s", state);
+	cycle_init(c, state);
 	/* stale events would pass for this cycle's */
 	while (qmp_take_event(vm->qmp, NULL, NULL))
 		;
-	if (vm_agent_send(vm, "SUSPEND %s", state))
-		return fail(vm, c, VERDICT_PROTOCOL);
-	r = wait_msg(vm, c, AGENT_MSG_REQUEST, 10000, &rest, line, sizeof(line));
-	if (r <= 0)
-		return fail(vm, c, r ? VERDICT_QEMU_DIED : VERDICT_AGENT_TIMEOUT);
+	v = clock_offset(vm, c, to->request_ms, &c->off_pre, &c->off_pre_err);
+	if (v)
+		return v;
+	s = to->resume_delay_ms ?
+	    chan_send(&vm->agent, "SUSPEND %s %d", state, to->resume_delay_ms) :
+	    chan_send(&vm->agent, "SUSPEND %s", state);
+	if (s)
+		return chan_fail(vm, c, s, VERDICT_AGENT_TIMEOUT, "the request");
+	v = wait_msg(vm, c, AGENT_MSG_REQUEST, to->request_ms, VERDICT_AGENT_TIMEOUT, &rest);
+	if (v)
+		return v;
 	c->req_host = qmp_now();
-	if (agent_kv_ll(rest, "t_ns", &v))
-		c->req_guest = ns_to_s(v);
-	agent_kv_ll(rest, "dirty_kb", &c->dirty_kb);
-	agent_kv_ll(rest, "writeback_kb", &c->writeback_kb);
+	if (!parse_clocks(rest, &c->req_guest) ||
+	    !agent_kvs_ll(rest, "dirty_kb", &c->dirty_kb, "writeback_kb",
+			  &c->writeback_kb, NULL))
+		return fail(vm, c, VERDICT_PROTOCOL, "REQUEST without its keys");
 
 	if (mem) {
-		ve = wake_mem(vm, c, to);
-		if (ve)
-			return fail(vm, c, ve);
-		r = wait_msg(vm, c, AGENT_MSG_RESUMED, to->wake_ms, &rest, line,
-			     sizeof(line));
+		v = wake_mem(vm, c, to);
+		if (!v)
+			v = wait_msg(vm, c, AGENT_MSG_RESUMED, to->wake_ms,
+				     VERDICT_RESUME_TIMEOUT, &rest);
 	} else {
-		/* s2idle raises no event: press keys until the agent is back */
-		r = wait_msg(vm, c, AGENT_MSG_RESUMED, to->first_key_ms, &rest,
-			     line, sizeof(line));
-		deadline = qmp_now() + (to->suspend_ms + to->wake_ms) / 1000.0;
-		while (r == 0 && qmp_now() < deadline) {
-			c->wake_host = qmp_now();
-			if (send_key(vm))
-				return fail(vm, c, VERDICT_WAKE_FAILED);
-			r = wait_msg(vm, c, AGENT_MSG_RESUMED, to->key_every_ms,
-				     &rest, line, sizeof(line));
-		}
+		v = wake_freeze(vm, c, to, &rest);
 	}
-	if (r <= 0)
-		return fail(vm, c, r ? VERDICT_QEMU_DIED : VERDICT_RESUME_TIMEOUT);
-	on_line(c, AGENT_MSG_RESUMED, rest);
+	if (v || (v = on_line(vm, c, AGENT_MSG_RESUMED, rest)))
+		return v;
 
 	/* the trace and log follow; DONE closes the request */
-	for (;;) {
-		r = wait_msg(vm, c, AGENT_MSG_DONE, 10000, &rest, line, sizeof(line));
-		if (r <= 0)
-			return fail(vm, c, r ? VERDICT_QEMU_DIED : VERDICT_AGENT_TIMEOUT);
-		if (!agent_kv_ll(rest, "status", &v))
-			return fail(vm, c, VERDICT_PROTOCOL);
-		status = (int)v;
-		break;
-	}
-	if (status || c->rc)
-		return fail(vm, c, VERDICT_SUSPEND_FAILED);
+	v = wait_msg(vm, c, AGENT_MSG_DONE, to->done_ms, VERDICT_AGENT_TIMEOUT, &rest);
+	if (v)
+		return v;
+	if (!agent_kv_ll(rest, "status", &st))
+		return fail(vm, c, VERDICT_PROTOCOL, "DONE without a status");
+	v = clock_offset(vm, c, to->done_ms, &c->off_post, &c->off_post_err);
+	if (v)
+		return v;
+	if (st || c->rc)
+		return fail(vm, c, VERDICT_SUSPEND_FAILED, "writing %s: %s", state,
+			    strerror(c->rc ? c->rc : (int)st));
 	if (cycle_phase_count(c, "machine_suspend") == 0)
-		return fail(vm, c, VERDICT_NOT_SUSPENDED);
+		return fail(vm, c, VERDICT_NOT_SUSPENDED, "no machine_suspend phase");
 	c->verdict = VERDICT_OK;
 	return VERDICT_OK;
 }

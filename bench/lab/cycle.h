@@ -10,32 +10,63 @@
 #include "vm.h"
 
 #define CYCLE_MAX_PHASES 48
+#define CYCLE_MAX_KEYS 64
+
+/* Default waits at --timeout-scale 1 (hx.h's base values). */
 
 struct phase {
 	char name[40];		/* suspend_resume action, e.g. sync_filesystems */
 	double begin, end;	/* guest CLOCK_MONOTONIC seconds; end < 0: open */
 };
 
-struct cycle_timeouts {
+struct cycle_timeouts {		/* already scaled, in ms */
+	int request_ms;		/* SUSPEND sent to REQUEST */
 	int suspend_ms;		/* request to SUSPEND event (mem) */
 	int wake_ms;		/* wake to RESUMED */
+	int done_ms;		/* RESUMED to DONE */
+	int qmp_ms;		/* each QMP command */
 	int first_key_ms;	/* freeze: quiet time before the first key */
 	int key_every_ms;	/* freeze: key repeat */
+	int resume_delay_ms;	/* test-only: the agent waits before RESUMED */
+};
+
+/* The guest's clocks at one instant, seconds; NAN when not reported. */
+struct guest_clocks {
+	double mono, real, boot;
 };
 
 struct cycle {
 	enum verdict verdict;
+	char why[256];			/* what went wrong, for the report */
 	char state[8];
 	int rc;				/* errno of the state write */
 	long long dirty_kb, writeback_kb;	/* /proc/meminfo at the request */
-	double req_guest, resumed_guest;	/* guest monotonic s */
-	double req_host, suspend_event, wake_host, resumed_host; /* host s */
+	struct guest_clocks req_guest, resumed_guest;	/* resumed: as RESUMED left */
+	double resumed_ret_mono;	/* guest mono when the state write returned */
+	/*
+	 * Guest CLOCK_REALTIME minus host CLOCK_REALTIME, measured just
+	 * before the request and just after DONE, each to within its error
+	 * (half the round trip); NAN when not measured.
+	 */
+	double off_pre, off_pre_err, off_post, off_post_err;
+	/* host CLOCK_REALTIME seconds, the clock of QMP's event timestamps;
+	 * NAN until it happened */
+	double req_host, suspend_event, wake_host, resumed_host;
+	/* freeze: every key press; the one that woke the guest is the last
+	 * before its resume began (lab_derive picks it into wake_host) */
+	double key_host[CYCLE_MAX_KEYS];
+	int n_keys;
 	double fs_sync_s;		/* "Filesystems sync: X seconds"; <0 absent */
 	int fs_sync_lines;
-	/* the kernel's at-risk report when it skipped the sync */
-	int skip_events;		/* power:suspend_sync_skipped events */
+	/*
+	 * The kernel's at-risk report, made on every suspend (sync or not)
+	 * once tasks are frozen, right before devices suspend: dirty page
+	 * cache (Dirty + WritebackTmp, at risk) and, apart, Writeback.
+	 */
+	int skip_events;		/* power:suspend_page_cache events */
 	long long skip_dirty_kb, skip_writeback_kb;	/* from the event */
-	int skip_lines;			/* "PM: Sync skipped: ..." lines */
+	int skip_lines;			/* "PM: Dirty page cache at risk: ..."
+					 * (only with pm_debug_messages on) */
 	long long skip_line_dirty_kb, skip_line_writeback_kb;
 	int n_phases;
 	struct phase phases[CYCLE_MAX_PHASES];
@@ -43,10 +74,16 @@ struct cycle {
 
 extern const struct cycle_timeouts cycle_default_timeouts;
 
-/* Runs SUSPEND <state> and wakes the guest: mem by system_wakeup after the
- * SUSPEND event, freeze by i8042 key presses. */
+/*
+ * Runs SUSPEND <state> and wakes the guest: mem by system_wakeup after the
+ * SUSPEND event, freeze by i8042 key presses.  The verdict is also in
+ * c->verdict; fields never reached stay NAN.
+ */
 enum verdict cycle_run(struct vm *vm, const char *state,
 		       const struct cycle_timeouts *to, struct cycle *c);
+
+/* A cycle that has not run: NotRun, nothing measured. */
+void cycle_init(struct cycle *c, const char *state);
 
 /* Parsers, exposed for the offline tests. */
 bool cycle_parse_trace(struct cycle *c, const char *line);

@@ -1,52 +1,25 @@
 #define _GNU_SOURCE
 #include "lab.h"
-#include "guestcmd.h"
 
-#include <errno.h>
-#include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define DATA_MNT "/mnt/data"
-#define FIO "/opt/tools/bin/fio"
+#include "clock.h"
+#include "guestcmd.h"
+
 #define FLOOR_BYTES (64ULL << 20)
-
-/* for lab_emergency_cleanup(), from a signal handler */
-static char live_data_img[512];
-
-void lab_emergency_cleanup(void)
-{
-	vm_kill_all();
-	if (live_data_img[0])
-		unlink(live_data_img);
-}
+#define MIB (1024ULL * 1024)
 
 struct run {
 	const struct lab_opts *o;
 	struct lab_result *r;
-	struct vm vm;
-	struct vm_config cfg;
-	char data_img[512];
-	char logdir[512];
-	int boots;
+	struct hx h;
+	bool alive;
 };
-
-static void progress(const struct lab_opts *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (o->quiet)
-		return;
-	va_start(ap, fmt);
-	fprintf(stderr, "suspend-lab: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-}
 
 static uint64_t max_dirty(const struct lab_opts *o)
 {
@@ -58,76 +31,55 @@ static uint64_t max_dirty(const struct lab_opts *o)
 	return m;
 }
 
-/* ext4 on a sparse image, four times the largest dirty size at least, so
- * ext4's delalloc heuristics never force writeback during the fio run. */
-static int make_data_disk(struct run *run)
+int lab_mem_mb(const struct lab_opts *o)
 {
-	uint64_t size = 4 * max_dirty(run->o) + (512ULL << 20);
-	char sz[32];
-	char *mkfs[] = { "mkfs.ext4", "-q", "-F", "-L", "ssdata", "-E",
-			 "lazy_itable_init=0,lazy_journal_init=0", run->data_img,
-			 sz, NULL };
-	FILE *f;
+	/* the dirty pages, four times over, as --mem's quarter rule wants */
+	int need = (int)(4 * (max_dirty(o) / MIB)) + 512;
 
-	snprintf(sz, sizeof(sz), "%lluk", (unsigned long long)(size >> 10));
-	f = fopen(run->data_img, "w");
-	if (!f || fclose(f) || truncate(run->data_img, size)) {
-		fprintf(stderr, "suspend-lab: cannot create %s: %s\n",
-			run->data_img, strerror(errno));
-		return -1;
-	}
-	return host_run(mkfs, false);
+	if (o->mem_mb)
+		return o->mem_mb;
+	return need > 2048 ? need : 2048;
 }
 
-/* guest_cmd() with the run's timeout scale, in seconds */
-#define guest(run, secs, out, ...) \
-	guest_cmd(&(run)->vm, (secs) * 1000 * (run)->o->timeout_scale, out, __VA_ARGS__)
-
-static int boot(struct run *run)
+static struct cycle_timeouts timeouts(const struct run *run, uint64_t dirty)
 {
-	const struct lab_opts *o = run->o;
-	char *out;
-	enum verdict v;
+	const struct hx *h = &run->h;
+	const struct disk_profile *p = run->o->hx.profile;
+	double bps = p && p->write_bps ? p->write_bps : 200e6;
+	struct cycle_timeouts to = {
+		.request_ms = hx_ms(h, h->base.request),
+		/* the sync may write all of it, twice over */
+		.suspend_ms = hx_ms(h, h->base.suspend + (int)(2000.0 * dirty / bps)),
+		.wake_ms = hx_ms(h, h->base.wake),
+		.done_ms = hx_ms(h, h->base.done),
+		.qmp_ms = hx_ms(h, h->base.qmp),
+		.first_key_ms = hx_ms(h, h->base.first_key),
+		.key_every_ms = h->base.key_every,
+		.resume_delay_ms = run->o->resume_delay_ms,
+	};
 
-	if (o->keep_logs) {
-		snprintf(run->logdir, sizeof(run->logdir), "%s/logs/boot-%d",
-			 o->out_dir, ++run->boots);
-		run->cfg.logdir = run->logdir;
+	return to;
+}
+
+/*
+ * One unrecorded cycle per state after each boot: under TCG the first
+ * suspend and resume run code never translated before, and would look
+ * slow for whichever configuration came first.
+ */
+static enum verdict warm_up(struct run *run)
+{
+	struct cycle c;
+	enum verdict v = hx_set_knob(&run->h, 1);
+
+	for (int s = 0; !v && s < run->o->n_states; s++) {
+		struct cycle_timeouts to = timeouts(run, 0);
+
+		v = cycle_run(&run->h.vm, run->o->states[s], &to, &c);
+		if (v)
+			fprintf(stderr, "%s: warm-up %s cycle failed: %s (%s)\n", cli_prog,
+				run->o->states[s], verdict_name(v), c.why);
 	}
-	v = vm_start(&run->vm, &run->cfg);
-	if (v != VERDICT_OK) {
-		fprintf(stderr, "suspend-lab: guest did not boot: %s\n", verdict_name(v));
-		vm_report_death(&run->vm);
-		vm_stop(&run->vm);
-		return -1;
-	}
-	/* hold writeback off: dirty data stays in RAM until the sync */
-	if (guest(run, 30, NULL, "RUN mount -t ext4 LABEL=ssdata " DATA_MNT " && "
-		  "sysctl -q -w vm.dirty_writeback_centisecs=0 "
-		  "vm.dirty_expire_centisecs=360000 vm.dirty_ratio=90 "
-		  "vm.dirty_background_ratio=80") ||
-	    guest(run, 10, NULL, "RUN test -x " FIO)) {
-		fprintf(stderr, "suspend-lab: guest set-up failed (is the tools disk attached?)\n");
-		vm_stop(&run->vm);
-		return -1;
-	}
-	snprintf(run->r->kernel_release, sizeof(run->r->kernel_release), "%s",
-		 run->vm.release);
-	snprintf(run->r->qemu_version, sizeof(run->r->qemu_version), "%s",
-		 qmp_qemu_version(run->vm.qmp) ? qmp_qemu_version(run->vm.qmp) : "?");
-	snprintf(run->r->knob, sizeof(run->r->knob), "%s", run->vm.knob);
-	if (!guest(run, 10, &out, "RUN test -e /sys/kernel/tracing/events/power/"
-		   "suspend_sync_skipped && echo yes || echo no")) {
-		run->r->at_risk_report = !strncmp(out, "yes", 3);
-		free(out);
-	}
-	if (run->boots <= 1)
-		run->r->boot_s = run->vm.t_ready - run->vm.t_spawn;
-	progress(o, "booted %s in %.1f s (QEMU %s, %s, knob %s)", run->vm.release,
-		 run->vm.t_ready - run->vm.t_spawn, run->r->qemu_version,
-		 run->cfg.firmware == VM_FW_UEFI ? "UEFI/q35" : "SeaBIOS/i440fx",
-		 run->vm.knob);
-	return 0;
+	return v;
 }
 
 static double json_number(json_t *j, const char *path)
@@ -142,124 +94,159 @@ static double json_number(json_t *j, const char *path)
 }
 
 /* Sequential direct writes on the same throttled disk: the physical floor. */
-static int measure_floor(struct run *run)
+static void measure_floor(struct run *run)
 {
 	char *out = NULL, *start;
 	json_error_t err;
 	json_t *j;
-	int r;
 
-	r = guest(run, 300, &out, "RUN " FIO " --name=floor --filename=" DATA_MNT
-		  "/floor --rw=write --bs=1M --size=%llu --direct=1 --ioengine=psync"
-		  " --thread --output-format=json && rm -f " DATA_MNT "/floor && sync",
-		  FLOOR_BYTES);
-	if (r)
-		return -1;
+	if (hx_run(&run->h, 300000, &out, "RUN " HX_FIO " --name=floor --filename="
+		   HX_DATA_MNT "/floor --rw=write --bs=1M --size=%llu --direct=1"
+		   " --ioengine=psync --thread --output-format=json && rm -f "
+		   HX_DATA_MNT "/floor && sync", FLOOR_BYTES))
+		return;
 	start = strchr(out, '{');
 	j = start ? json_loads(start, JSON_DISABLE_EOF_CHECK, &err) : NULL;
 	run->r->floor_bps = j ? json_number(j, "jobs.0.write.bw_bytes") : -1;
 	json_decref(j);
 	free(out);
 	if (run->r->floor_bps <= 0) {
-		fprintf(stderr, "suspend-lab: no bandwidth in fio's JSON output\n");
-		return -1;
+		fprintf(stderr, "%s: no bandwidth in fio's JSON output\n", cli_prog);
+		run->r->floor_bps = -1;
+		return;
 	}
-	progress(run->o, "floor: %.1f MiB/s sequential direct write (profile %s)",
-		 run->r->floor_bps / 1048576.0, run->o->profile->name);
-	return 0;
+	hx_progress(&run->h, "floor: %.1f MiB/s sequential direct write (profile %s)",
+		    run->r->floor_bps / 1048576.0, run->o->hx.profile->name);
 }
 
-static int set_knob(struct run *run, int sync)
+#define WL_DIR HX_DATA_MNT "/wl"
+#define WL_PID "/tmp/workload.pid"
+
+/* A time long enough for the workload to write size bytes on the profile. */
+static int write_ms(const struct run *run, uint64_t size)
 {
-	const char *path = strcmp(run->vm.knob, "suspend_sync") ?
-		"/sys/power/sync_on_suspend" : "/proc/sys/kernel/suspend_sync";
-	int status = -1;
-	char req[128];
+	const struct disk_profile *p = run->o->hx.profile;
+	double bps = p->write_bps ? p->write_bps : 200e6;
 
-	snprintf(req, sizeof(req), "SET %s %d", path, sync);
-	if (vm_agent_request(&run->vm, req, NULL, NULL, 10000, &status) || status)
-		return -1;
-	return 0;
-}
-
-static void derive(struct run *run, struct cycle_record *rec)
-{
-	const struct cycle *c = &rec->c;
-	double ms = cycle_phase_begin(c, "machine_suspend");
-
-	rec->suspend_latency_s = -1;
-	rec->guest_suspend_latency_s = ms >= 0 && c->req_guest > 0 ?
-		ms - c->req_guest : -1;
-	rec->resume_latency_s = c->resumed_host > 0 && c->wake_host > 0 ?
-		c->resumed_host - c->wake_host : -1;
-	rec->guest_resume_s = cycle_phase_end(c, "thaw_processes") >= 0 &&
-		cycle_phase_end(c, "machine_suspend") >= 0 ?
-		cycle_phase_end(c, "thaw_processes") -
-		cycle_phase_end(c, "machine_suspend") : -1;
-	rec->sync_phase_s = cycle_phase_s(c, "sync_filesystems");
-	rec->floor_s = run->r->floor_bps > 0 ?
-		rec->dirty_target_bytes / run->r->floor_bps : -1;
-	/* mem: the QMP event's own timestamp against our receipt of the
-	 * request, both host clocks; freeze has no event, so the guest's
-	 * trace clock measures the same span */
-	if (!strcmp(rec->state, "mem") && c->suspend_event > 0) {
-		rec->suspend_latency_s = c->suspend_event - c->req_host;
-		rec->suspend_latency_source = "qmp_event";
-	} else {
-		rec->suspend_latency_s = rec->guest_suspend_latency_s;
-		rec->suspend_latency_source = "guest_trace";
-	}
-}
-
-static int one_cycle(struct run *run, struct cycle_record *rec)
-{
-	const struct lab_opts *o = run->o;
-	struct cycle_timeouts to = cycle_default_timeouts;
-	double bps = o->profile->write_bps ? o->profile->write_bps : 200e6;
-	int secs = 30 + (int)(2.0 * rec->dirty_target_bytes / bps);
-
-	if (set_knob(run, rec->sync))
-		return -1;
-	if (guest(run, 30, NULL, "RUN rm -f " DATA_MNT "/dirty && sync"))
-		return -1;
-	if (rec->dirty_target_bytes &&
-	    guest(run, 60 + secs, NULL, "RUN " FIO " --name=dirty --filename="
-		  DATA_MNT "/dirty --rw=write --bs=1M --size=%llu --ioengine=psync"
-		  " --thread --fsync=0 --end_fsync=0 --invalidate=0"
-		  " --output-format=terse >/dev/null",
-		  (unsigned long long)rec->dirty_target_bytes))
-		return -1;
-	to.suspend_ms = secs * 1000 * o->timeout_scale;
-	to.wake_ms *= o->timeout_scale;
-	cycle_run(&run->vm, rec->state, &to, &rec->c);
-	derive(run, rec);
-	/* unlinking drops the dirty pages without writing them */
-	if (rec->c.verdict == VERDICT_OK &&
-	    guest(run, 30, NULL, "RUN rm -f " DATA_MNT "/dirty"))
-		return -1;
-	return rec->c.verdict == VERDICT_OK ? 0 : -1;
+	return 60000 + (int)(2000.0 * size / bps) + run->o->runtime_s * 1000;
 }
 
 /*
- * One unrecorded cycle per state after each boot: under TCG the first
- * suspend and resume run code never translated before, and would look
- * slow for whichever configuration came first.
+ * Knob, writeback mode, then the workload: a failure here is the set-up's,
+ * not the cycle's.  held: the workload runs to its end, all of it dirty.
+ * default: it runs in the background and the request comes at a seeded
+ * random moment within the window.
  */
-static int warm_up(struct run *run)
+static enum verdict set_up_cycle(struct run *run, struct cycle_record *rec)
 {
-	struct cycle c;
+	struct hx *h = &run->h;
+	char cmd[1400];
+	enum verdict v = hx_set_knob(h, rec->sync);
+	bool bg = rec->wb == WB_DEFAULT;
 
-	for (int s = 0; s < run->o->n_states; s++) {
-		if (set_knob(run, 1) ||
-		    cycle_run(&run->vm, run->o->states[s], &cycle_default_timeouts, &c)) {
-			fprintf(stderr, "suspend-lab: warm-up %s cycle failed: %s\n",
-				run->o->states[s], verdict_name(c.verdict));
-			vm_report_death(&run->vm);
-			vm_stop(&run->vm);
-			return -1;
-		}
+	if (!v)
+		v = hx_hold_writeback(h, !bg);
+	if (!v)
+		v = hx_run(h, h->base.cmd, NULL, "RUN rm -rf " WL_DIR " && sync");
+	if (v || !rec->dirty_target_bytes)
+		return v;
+	workload_command(rec->workload, WL_DIR, rec->dirty_target_bytes,
+			 run->o->runtime_s, bg, cmd, sizeof(cmd));
+	if (bg)
+		/* the pid lets the next cycle wait for the workload's end */
+		return hx_run(h, h->base.cmd, NULL, "RUN echo > " WL_PID " && (%s"
+			      " echo $! > " WL_PID ")", cmd);
+	return hx_run(h, write_ms(run, rec->dirty_target_bytes), NULL, "RUN %s", cmd);
+}
+
+/* default writeback: a seeded moment within the window, then the request */
+static void request_moment(struct run *run, struct cycle_record *rec, int n)
+{
+	unsigned int seed = run->o->seed * 2654435761u + (unsigned int)n;
+	int ms = run->o->window_ms ? (int)(rand_r(&seed) % (unsigned int)run->o->window_ms) : 0;
+
+	rec->request_after_s = ms / 1000.0;
+	usleep(ms * 1000);
+}
+
+/* The workload's end, then its files: the next cycle starts clean.
+ * default writeback syncs, so the disk keeps its writeback history. */
+static enum verdict tear_down(struct run *run, const struct cycle_record *rec)
+{
+	struct hx *h = &run->h;
+
+	if (rec->wb == WB_HELD)	/* unlinking drops the dirty pages unwritten */
+		return hx_run(h, h->base.cmd, NULL, "RUN rm -rf " WL_DIR);
+	return hx_run(h, write_ms(run, rec->dirty_target_bytes), NULL,
+		      "RUN p=$(cat " WL_PID " 2>/dev/null); while [ -n \"$p\" ] &&"
+		      " kill -0 $p 2>/dev/null; do sleep 0.2; done; rm -rf " WL_DIR " && sync");
+}
+
+static enum verdict one_cycle(struct run *run, struct cycle_record *rec, int n)
+{
+	struct cycle_timeouts to = timeouts(run, rec->dirty_target_bytes);
+	enum verdict v = hx_drive_verdict(&run->h, set_up_cycle(run, rec));
+	struct dev_counts q0;
+	bool counted;
+
+	if (v) {
+		rec->c.verdict = v == VERDICT_QEMU_DIED ? v : VERDICT_SETUP_FAILED;
+		snprintf(rec->c.why, sizeof(rec->c.why), "set-up: %s", verdict_name(v));
+		return rec->c.verdict;
 	}
-	return 0;
+	if (rec->wb == WB_DEFAULT)
+		request_moment(run, rec, n);
+	counted = !lab_dev_before(&run->h, &q0);
+	v = hx_drive_verdict(&run->h, cycle_run(&run->h.vm, rec->state, &to, &rec->c));
+	rec->c.verdict = v ? v : rec->c.verdict;
+	if (counted && !v)
+		lab_dev_after(&run->h, &q0, rec);
+	lab_derive(rec, rec->workload == workload_by_name("bigfile") &&
+		   rec->wb == WB_HELD ? run->r->floor_bps : -1);
+	if (!v && tear_down(run, rec))
+		v = VERDICT_SETUP_FAILED;	/* the next cycle's start would be wrong */
+	return v;
+}
+
+/*
+ * A disk that has never completed writeback gets almost no share of the
+ * background threshold (wb_over_bg_thresh), so background writeback would
+ * start far below the global threshold.  A real disk has history: give it
+ * some before default-writeback cycles.
+ */
+static enum verdict disk_history(struct run *run)
+{
+	for (int i = 0; i < run->o->n_wbs; i++)
+		if (run->o->wbs[i] == WB_DEFAULT)
+			return hx_run(&run->h, write_ms(run, 64ULL << 20), NULL,
+				      "RUN " HX_FIO " --name=history --filename=" HX_DATA_MNT
+				      "/history --rw=write --bs=1M --size=64M --end_fsync=1"
+				      " --ioengine=psync --thread --output-format=terse >/dev/null"
+				      " && rm -f " HX_DATA_MNT "/history && sync");
+	return VERDICT_OK;
+}
+
+static enum verdict boot(struct run *run)
+{
+	double t0 = mono_now();
+	char tag[32];
+	enum verdict v;
+
+	snprintf(tag, sizeof(tag), "boot-%d", run->h.boots + 1);
+	v = hx_boot(&run->h, tag, true);
+	if (v)
+		return v;
+	if ((v = hx_prepare(&run->h, false)) || (v = hx_hold_writeback(&run->h, true)))
+		hx_fail(&run->h, v, "set-up");
+	else if ((v = warm_up(run)))
+		hx_fail(&run->h, v, "warm-up");
+	else if ((v = disk_history(run)))
+		hx_fail(&run->h, v, "disk history");
+	/* a guest that boots but cannot be set up counts as a failed boot */
+	run->h.boot_failures += v != VERDICT_OK;
+	run->alive = !v;
+	run->r->time_boot_s += mono_now() - t0;
+	return v;
 }
 
 static void now_iso(char *buf, size_t n)
@@ -271,111 +258,114 @@ static void now_iso(char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int lab_run(const struct lab_opts *o, struct lab_result *r)
+static void provenance(struct lab_result *r, const struct hx *h)
+{
+	snprintf(r->kernel_release, sizeof(r->kernel_release), "%s", h->release);
+	snprintf(r->qemu_version, sizeof(r->qemu_version), "%s", h->qemu_version);
+	snprintf(r->knob, sizeof(r->knob), "%s", h->knob);
+	r->at_risk_report = h->at_risk_report;
+	r->boot_s = h->release[0] ? h->boot_s : -1;
+	r->boots = h->boots;
+}
+
+static void progress_cycle(struct run *run, const struct cycle_record *rec, int total)
+{
+	const char *name = verdict_name(rec->c.verdict);
+	unsigned long long mib = rec->dirty_target_bytes >> 20;
+
+	if (rec->c.verdict != VERDICT_OK) {
+		fprintf(stderr, "%s: [%d/%d] %s sync=%d %s/%s %lluM cycle %d: %s%s%s\n",
+			cli_prog, run->r->n, total, rec->state, rec->sync, rec->workload->name,
+			writeback_name(rec->wb), mib, rec->index + 1, name,
+			rec->c.why[0] ? ": " : "", rec->c.why);
+		return;
+	}
+	hx_progress(&run->h, "[%d/%d] %s sync=%d %s/%s %lluM cycle %d: suspend %.3f s, sync %.3f s, resume %.3f s, dirty %lld kB",
+		    run->r->n, total, rec->state, rec->sync, rec->workload->name,
+		    writeback_name(rec->wb), mib, rec->index + 1,
+		    rec->suspend_latency_s, isnan(rec->sync_phase_s) ? 0 : rec->sync_phase_s,
+		    rec->resume_latency_s, rec->c.dirty_kb);
+}
+
+int lab_run(const struct lab_opts *o, struct lab_result *r,
+	    const struct hx_timeouts *base)
 {
 	struct run run = { .o = o, .r = r };
-	int total = o->n_states * o->n_syncs * o->n_dirty * o->cycles;
-	int failed = 0, alive;
-	uint64_t md = max_dirty(o);
+	int total = lab_n_configs(o) * o->cycles;
+	int failed = 0;
+	double t_cycles, boot_before;
+	char img[600];
 
 	memset(r, 0, sizeof(*r));
-	r->accel = o->accel;
+	r->accel = o->hx.accel;
 	r->floor_bps = -1;
+	r->boot_s = -1;
 	now_iso(r->date, sizeof(r->date));
 	r->rec = calloc(total, sizeof(*r->rec));
 	if (!r->rec)
 		return 1;
-	snprintf(run.data_img, sizeof(run.data_img), "%s/data.img", o->out_dir);
-	memcpy(live_data_img, run.data_img, sizeof(live_data_img));
-	if (make_data_disk(&run)) {
-		unlink(run.data_img);
-		live_data_img[0] = '\0';
+	hx_init(&run.h, &o->hx);
+	if (base)
+		run.h.base = *base;
+	run.h.mem_mb = r->mem_mib = lab_mem_mb(o);
+	snprintf(img, sizeof(img), "%s/data.img", o->hx.out_dir);
+	/* four times the largest dirty size at least, so ext4's delalloc
+	 * heuristics never force writeback during the fio run */
+	if (hx_image(&run.h, img, 4 * max_dirty(o) + (512ULL << 20)))
 		return 1;
-	}
-
-	run.cfg.kernel = o->kernel;
-	run.cfg.initrd = o->initrd;
-	run.cfg.tools_disk = o->tools_disk;
-	run.cfg.data_disk = run.data_img;
-	run.cfg.firmware = o->firmware;
-	run.cfg.accel = o->accel;
-	run.cfg.smp = 2;
-	run.cfg.mem_mb = o->mem_mb ? o->mem_mb :
-		(int)(md >> 20) * 6 + 1024 > 2048 ? (int)(md >> 20) * 6 + 1024 : 2048;
-	r->mem_mib = run.cfg.mem_mb;
-	run.cfg.boot_timeout_ms = 120000 * o->timeout_scale;
-	{
-		static char throttle[128];
-
-		throttle[0] = '\0';
-		if (o->profile->write_bps)
-			snprintf(throttle, sizeof(throttle), ",throttling.bps-write=%llu",
-				 (unsigned long long)o->profile->write_bps);
-		if (o->profile->write_iops)
-			snprintf(throttle + strlen(throttle), sizeof(throttle) - strlen(throttle),
-				 ",throttling.iops-write=%llu",
-				 (unsigned long long)o->profile->write_iops);
-		run.cfg.data_throttle = throttle;
-	}
-	if (o->show_command) {
+	if (o->hx.show_command) {
 		char cmd[4096];
 
-		vm_build_argv(&run.vm, &run.cfg);
-		vm_format_command(&run.vm, cmd, sizeof(cmd));
+		hx_format_command(&run.h, true, cmd, sizeof(cmd));
 		printf("%s\n", cmd);
 	}
+	if (!boot(&run)) {
+		double t0 = mono_now();
 
-	alive = !boot(&run) && !warm_up(&run);
-	if (alive && measure_floor(&run))
-		failed++;
+		measure_floor(&run);
+		r->time_floor_s = mono_now() - t0;
+	}
+	t_cycles = mono_now();
+	boot_before = r->time_boot_s;
 	/* cycles outermost: a slow start, or drift, hits every configuration
 	 * alike instead of the first ones */
 	for (int i = 0; i < o->cycles; i++)
-	for (int s = 0; s < o->n_states; s++)
-	for (int y = 0; y < o->n_syncs; y++)
-	for (int d = 0; d < o->n_dirty; d++) {
+	for (int k = 0; k < lab_n_configs(o); k++) {
 		struct cycle_record *rec = &r->rec[r->n++];
+		struct lab_config cf;
+		enum verdict v;
 
-		rec->state = o->states[s];
-		rec->sync = o->syncs[y];
-		rec->dirty_target_bytes = o->dirty[d];
-		rec->index = i;
-		rec->c.verdict = VERDICT_QEMU_DIED;
-		rec->suspend_latency_s = rec->guest_suspend_latency_s = -1;
-		rec->resume_latency_s = rec->sync_phase_s = rec->floor_s = -1;
-		rec->c.fs_sync_s = -1;
-		rec->suspend_latency_source = "none";
-		if (!alive && run.boots < 3)
-			alive = !boot(&run) && !warm_up(&run);
-		if (!alive) {
-			failed++;
+		lab_config_at(o, k, &cf);
+		lab_record_init(rec, &cf, i);
+		if (!run.alive)
+			boot(&run);
+		if (!run.alive) {
+			failed++;	/* NotRun: no guest to run it on */
 			continue;
 		}
-		if (one_cycle(&run, rec)) {
+		v = one_cycle(&run, rec, r->n);
+		progress_cycle(&run, rec, total);
+		if (v) {
 			failed++;
-			if (rec->c.verdict == VERDICT_OK)
-				rec->c.verdict = VERDICT_AGENT_TIMEOUT;
-			fprintf(stderr, "suspend-lab: [%d/%d] %s sync=%d dirty=%lluM cycle %d: %s\n",
-				r->n, total, rec->state, rec->sync,
-				(unsigned long long)(rec->dirty_target_bytes >> 20), i + 1,
-				verdict_name(rec->c.verdict));
 			/* a guest in an unknown state is not measured again */
-			vm_report_death(&run.vm);
-			vm_stop(&run.vm);
-			alive = 0;
-			continue;
+			hx_fail(&run.h, v, "cycle failed");
+			run.alive = false;
 		}
-		progress(o, "[%d/%d] %s sync=%d dirty=%lluM cycle %d: suspend %.3f s, sync %.3f s, resume %.3f s, dirty %lld kB",
-			 r->n, total, rec->state, rec->sync,
-			 (unsigned long long)(rec->dirty_target_bytes >> 20), i + 1,
-			 rec->suspend_latency_s, rec->sync_phase_s < 0 ? 0 : rec->sync_phase_s,
-			 rec->resume_latency_s, rec->c.dirty_kb);
 	}
-	if (alive)
-		vm_stop(&run.vm);
-	unlink(run.data_img);
-	live_data_img[0] = '\0';
+	r->time_cycles_s = mono_now() - t_cycles - (r->time_boot_s - boot_before);
+	provenance(r, &run.h);
+	hx_stop(&run.h);
+	hx_image_drop(&run.h);
 	return failed ? 1 : 0;
+}
+
+int lab_ok_cycles(const struct lab_result *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->n; i++)
+		n += r->rec[i].c.verdict == VERDICT_OK;
+	return n;
 }
 
 void lab_result_free(struct lab_result *r)

@@ -1,15 +1,10 @@
 /*
  * suspend-lab command line: one struct lab_opts filled from defaults, the
- * environment (KERNEL, INITRD, TOOLS_DISK) and getopt_long, in the manner
- * of util-linux rtcwake. Every rejection is a single stderr line that names
- * the option and the value and restates what would have been accepted, so
- * a script's log says how to fix the call without a trip to --help.
+ * environment (KERNEL, INITRD, TOOLS_DISK) and getopt_long; the options it
+ * shares with the other programs are the harness's (hxopts.c).
  */
-#define _GNU_SOURCE	/* vasprintf */
+#define _GNU_SOURCE
 #include <ctype.h>
-#include <errno.h>
-#include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,134 +14,18 @@
 #define MIB (1024ULL * 1024)
 #define GIB (1024ULL * MIB)
 
-#define CYCLES_MIN 1
 #define CYCLES_MAX 1000
 #define MEM_MIN 256
-#define MEM_MAX 16384
-#define SCALE_MIN 1
-#define SCALE_MAX 100
+#define MEM_MAX 65536
 #define DIRTY_MAX (4 * GIB)
 
-/* Write side only: the suspend sync is all writes. */
-const struct disk_profile lab_profiles[] = {
-	{ "nvme", "fast NVMe: no throttling", 0, 0 },
-	{ "sata", "SATA SSD", 450 * MIB, 40000 },
-	{ "emmc", "eMMC on a small laptop or tablet", 20 * MIB, 2000 },
-	{ "sd", "SD card (class 10)", 10 * MIB, 300 },
-	{ "hdd", "laptop hard disk", 100 * MIB, 150 },
-	{ NULL },
-};
-
-const struct disk_profile *lab_profile(const char *name)
-{
-	const struct disk_profile *p;
-
-	if (!name)
-		return NULL;
-	for (p = lab_profiles; p->name; p++)
-		if (!strcmp(p->name, name))
-			return p;
-	return NULL;
-}
-
-bool lab_parse_size(const char *s, uint64_t *bytes)
-{
-	uint64_t v = 0;
-	int shift = 0;
-
-	/* strtoull would take spaces, signs and hex; none belong here */
-	if (!s || !isdigit((unsigned char)*s))
-		return false;
-	for (; isdigit((unsigned char)*s); s++) {
-		unsigned int d = *s - '0';
-
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	switch (*s) {
-	case 'k': case 'K':
-		shift = 10;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		break;
-	case '\0':
-		break;
-	default:
-		return false;
-	}
-	if (shift && *++s)
-		return false;
-	if (v > UINT64_MAX >> shift)
-		return false;
-	*bytes = v << shift;
-	return true;
-}
-
-/*
- * One line, whatever the value holds: control characters (a newline in a
- * quoted shell argument, say) are shown as '?' so the message cannot split.
- */
-__attribute__((format(printf, 1, 2)))
-static int bad(const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		fputs("suspend-lab: bad arguments\n", stderr);
-		return 2;
-	}
-	for (char *p = msg; *p; p++)
-		if (iscntrl((unsigned char)*p))
-			*p = '?';
-	fprintf(stderr, "suspend-lab: %s\n", msg);
-	free(msg);
-	return 2;
-}
-
-/* Sizes in messages as the user would type them. */
-static const char *fmt_size(char *buf, size_t n, uint64_t v)
-{
-	if (v && !(v % GIB))
-		snprintf(buf, n, "%lluG", (unsigned long long)(v / GIB));
-	else if (v && !(v % MIB))
-		snprintf(buf, n, "%lluM", (unsigned long long)(v / MIB));
-	else if (v && !(v % 1024))
-		snprintf(buf, n, "%lluK", (unsigned long long)(v / 1024));
-	else
-		snprintf(buf, n, "%llu", (unsigned long long)v);
-	return buf;
-}
-
-static const char *profile_names(void)
-{
-	static char buf[128];
-	const struct disk_profile *p;
-	size_t len = 0;
-
-	if (buf[0])
-		return buf;
-	for (p = lab_profiles; p->name; p++)
-		len += snprintf(buf + len, sizeof(buf) - len, "%s%s",
-				p == lab_profiles ? "" : ", ", p->name);
-	return buf;
-}
-
-/* Long-only options get values outside the char range. */
 enum {
-	OPT_SYNC = 256,
-	OPT_TIMEOUT_SCALE,
-	OPT_SHOW_COMMAND,
-	OPT_KEEP_LOGS,
+	OPT_SYNC = 0x500,
+	OPT_RESUME_DELAY,
+	OPT_WRITEBACK,
+	OPT_WINDOW,
+	OPT_RUNTIME,
+	OPT_SEED,
 };
 
 static const struct option longopts[] = {
@@ -154,70 +33,41 @@ static const struct option longopts[] = {
 	{ "cycles",		required_argument, NULL, 'c' },
 	{ "dirty",		required_argument, NULL, 'd' },
 	{ "sync",		required_argument, NULL, OPT_SYNC },
-	{ "firmware",		required_argument, NULL, 'f' },
-	{ "profile",		required_argument, NULL, 'p' },
-	{ "accel",		required_argument, NULL, 'a' },
 	{ "mem",		required_argument, NULL, 'm' },
-	{ "kernel",		required_argument, NULL, 'k' },
-	{ "initrd",		required_argument, NULL, 'i' },
-	{ "tools-disk",		required_argument, NULL, 't' },
-	{ "out",		required_argument, NULL, 'o' },
-	{ "timeout-scale",	required_argument, NULL, OPT_TIMEOUT_SCALE },
-	{ "show-command",	no_argument,	   NULL, OPT_SHOW_COMMAND },
-	{ "keep-logs",		no_argument,	   NULL, OPT_KEEP_LOGS },
-	{ "quiet",		no_argument,	   NULL, 'q' },
-	{ "help",		no_argument,	   NULL, 'h' },
+	{ "test-resume-delay",	required_argument, NULL, OPT_RESUME_DELAY },
+	{ "workload",		required_argument, NULL, 'w' },
+	{ "writeback",		required_argument, NULL, OPT_WRITEBACK },
+	{ "request-window",	required_argument, NULL, OPT_WINDOW },
+	{ "runtime",		required_argument, NULL, OPT_RUNTIME },
+	{ "seed",		required_argument, NULL, OPT_SEED },
+	HX_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
 /* Leading ':' so a missing value comes back as ':' rather than '?'. */
-static const char shortopts[] = ":s:c:d:f:p:a:m:k:i:t:o:qh";
-
-static const struct option *opt_of(int val)
-{
-	const struct option *l;
-
-	for (l = longopts; l->name; l++)
-		if (l->val == val)
-			return l;
-	return NULL;
-}
+static const char shortopts[] = ":s:c:d:m:w:" HX_SHORTOPTS;
 
 /* What each option accepts, for the missing-value message. */
 static const char *valid_of(int val)
 {
+	const char *v = hx_opts_valid(val);
+
+	if (v)
+		return v;
 	switch (val) {
 	case 's': return "mem, freeze";
 	case 'c': return "1 to 1000";
 	case 'd': return "1 to 16 distinct sizes, each 0 to 4G";
 	case OPT_SYNC: return "0, 1, both";
-	case 'f': return "bios, uefi";
-	case 'p': return profile_names();
-	case 'a': return "tcg, kvm";
-	case 'm': return "256 to 16384";
-	case OPT_TIMEOUT_SCALE: return "1 to 100";
-	case 'o': return "a directory";
-	default: return "a file";
+	case 'm': return "256 to 65536";
+	case OPT_RESUME_DELAY: return "0 to 60000 ms";
+	case 'w': return "bigfile, smallfiles, fsync-log, mixed, all";
+	case OPT_WRITEBACK: return "held, default, both";
+	case OPT_WINDOW: return "0 to 600000 ms";
+	case OPT_RUNTIME: return "1 to 3600 s";
+	case OPT_SEED: return "0 to 4294967295";
+	default: return "a value";
 	}
-}
-
-/* Decimal only: "1e3", " 5", "0x10" are typos, not numbers. */
-static int parse_int(const char *opt, const char *s, long lo, long hi,
-		     int *out)
-{
-	const char *digits = s + (*s == '-');
-	long long v;
-
-	if (!*digits || strspn(digits, "0123456789") != strlen(digits))
-		return bad("--%s: '%s' is not a number (valid: %ld to %ld)",
-			   opt, s, lo, hi);
-	errno = 0;
-	v = strtoll(s, NULL, 10);
-	if (errno == ERANGE || v < lo || v > hi)
-		return bad("--%s: '%s' is out of range (valid: %ld to %ld)",
-			   opt, s, lo, hi);
-	*out = v;
-	return 0;
 }
 
 static int parse_states(const char *arg, struct lab_opts *o)
@@ -234,11 +84,11 @@ static int parse_states(const char *arg, struct lab_opts *o)
 			if (len == strlen(names[i]) && !strncmp(s, names[i], len))
 				st = names[i];
 		if (!st)
-			return bad("--state: '%.*s' is not a state (valid: mem, freeze)",
+			return cli_bad("--state: '%.*s' is not a state (valid: mem, freeze)",
 				   (int)len, s);
 		for (int i = 0; i < o->n_states; i++)
 			if (o->states[i] == st)
-				return bad("--state: '%s' names %s twice (valid: mem, freeze, each at most once)",
+				return cli_bad("--state: '%s' names %s twice (valid: mem, freeze, each at most once)",
 					   arg, st);
 		/* two distinct names fit: duplicates were refused above */
 		o->states[o->n_states++] = st;
@@ -261,26 +111,26 @@ static int parse_dirty(const char *arg, struct lab_opts *o)
 		bool ok;
 
 		if (!tok)
-			return bad("--dirty: out of memory");
-		ok = lab_parse_size(tok, &v);
+			return cli_bad("--dirty: out of memory");
+		ok = cli_size(tok, &v);
 		free(tok);
 		/* a malformed size and an overflowing one both fail above;
 		 * only the first is a typo */
 		if (!ok && (!len || !isdigit((unsigned char)*s) ||
 			    strspn(s, "0123456789") < len - 1 ||
 			    !strchr("0123456789kKmMgG", s[len - 1])))
-			return bad("--dirty: '%.*s' is not a size (valid: 0 to 4G, suffix K, M or G)",
+			return cli_bad("--dirty: '%.*s' is not a size (valid: 0 to 4G, suffix K, M or G)",
 				   (int)len, s);
 		if (!ok || v > DIRTY_MAX)
-			return bad("--dirty: '%.*s' is out of range (valid: 0 to 4G)",
+			return cli_bad("--dirty: '%.*s' is out of range (valid: 0 to 4G)",
 				   (int)len, s);
 		for (int i = 0; i < o->n_dirty; i++)
 			if (o->dirty[i] == v)
-				return bad("--dirty: '%s' gives %s twice (valid: 1 to %d distinct sizes, each 0 to 4G)",
-					   arg, fmt_size(a, sizeof(a), v),
+				return cli_bad("--dirty: '%s' gives %s twice (valid: 1 to %d distinct sizes, each 0 to 4G)",
+					   arg, cli_fmt_size(a, sizeof(a), v),
 					   LAB_MAX_DIRTY);
 		if (o->n_dirty == LAB_MAX_DIRTY)
-			return bad("--dirty: '%s' has more than %d sizes (valid: 1 to %d distinct sizes, each 0 to 4G)",
+			return cli_bad("--dirty: '%s' has more than %d sizes (valid: 1 to %d distinct sizes, each 0 to 4G)",
 				   arg, LAB_MAX_DIRTY, LAB_MAX_DIRTY);
 		o->dirty[o->n_dirty++] = v;
 		if (!s[len])
@@ -298,75 +148,92 @@ static int parse_sync(const char *arg, struct lab_opts *o)
 	if (!strcmp(arg, "1") || !strcmp(arg, "both"))
 		o->syncs[o->n_syncs++] = 1;
 	if (!o->n_syncs)
-		return bad("--sync: '%s' is not a sync setting (valid: 0, 1, both)",
+		return cli_bad("--sync: '%s' is not a sync setting (valid: 0, 1, both)",
 			   arg);
 	return 0;
 }
 
-static int parse_path(const char *opt, const char *arg, const char **out)
+static int parse_workloads(const char *arg, struct lab_opts *o)
 {
-	if (!*arg)
-		return bad("--%s: '' is empty (valid: %s path)", opt,
-			   strcmp(opt, "out") ? "a file" : "a directory");
-	*out = arg;
-	return 0;
+	const char *s = arg;
+
+	o->n_workloads = 0;
+	if (!strcmp(arg, "all")) {
+		for (const struct workload *w = workloads; w->name; w++)
+			o->workloads[o->n_workloads++] = w;
+		return 0;
+	}
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		char name[32];
+		const struct workload *w;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(len < 31 ? len : 31), s);
+		w = len < 31 ? workload_by_name(name) : NULL;
+		if (!w)
+			return cli_bad("--workload: '%.*s' is not a workload (valid: %s, all)",
+				       (int)len, s, workload_names());
+		for (int i = 0; i < o->n_workloads; i++)
+			if (o->workloads[i] == w)
+				return cli_bad("--workload: '%s' names %s twice (valid: each at most once)",
+					       arg, w->name);
+		o->workloads[o->n_workloads++] = w;
+		if (!s[len])
+			return 0;
+		s += len + 1;
+	}
 }
 
-/* An empty KERNEL= is as good as none: it cannot name a file. */
-static const char *env(const char *name)
+static int parse_writeback(const char *arg, struct lab_opts *o)
 {
-	const char *v = getenv(name);
-
-	return v && *v ? v : NULL;
+	o->n_wbs = 0;
+	if (!strcmp(arg, "held") || !strcmp(arg, "both"))
+		o->wbs[o->n_wbs++] = WB_HELD;
+	if (!strcmp(arg, "default") || !strcmp(arg, "both"))
+		o->wbs[o->n_wbs++] = WB_DEFAULT;
+	return o->n_wbs ? 0 :
+	       cli_bad("--writeback: '%s' is not a writeback mode (valid: held, default, both)", arg);
 }
 
 static void usage(void)
 {
-	const struct disk_profile *p;
-
 	printf("Usage: suspend-lab [options]\n"
 	       "Boots a Linux guest in QEMU and measures suspend latency for each\n"
-	       "state x sync x dirty-size configuration.\n\n"
+	       "state x sync x workload x writeback x size configuration.\n\n"
 	       "Options:\n"
 	       " -s, --state LIST         states to test, comma-separated: mem, freeze\n"
 	       "                          (default mem,freeze)\n"
 	       " -c, --cycles N           cycles per configuration, 1 to 1000 (default 3)\n"
-	       " -d, --dirty LIST         page cache to dirty before each suspend,\n"
+	       " -d, --dirty LIST         bytes the workload writes before each suspend\n"
+	       "                          (held writeback: all of it still dirty),\n"
 	       "                          1 to 16 distinct sizes, each 0 to 4G, suffix\n"
 	       "                          K, M or G; with --mem, at most a quarter of it\n"
 	       "                          (default 0,64M,256M)\n"
 	       "     --sync 0|1|both      suspend sync off, on or both (default both)\n"
-	       " -f, --firmware bios|uefi guest firmware (default bios)\n"
-	       " -p, --profile NAME       disk profile, see below (default emmc)\n"
-	       " -a, --accel tcg|kvm      QEMU accelerator (default tcg)\n"
-	       " -m, --mem MIB            guest RAM, 256 to 16384 MiB\n"
-	       "                          (default: sized from the dirty list)\n"
-	       " -k, --kernel PATH        guest kernel (default $KERNEL; required)\n"
-	       " -i, --initrd PATH        guest initrd (default $INITRD; required)\n"
-	       " -t, --tools-disk PATH    read-only tools image (default $TOOLS_DISK)\n"
-	       " -o, --out DIR            results directory (default results)\n"
-	       "     --timeout-scale N    multiply every timeout, 1 to 100 (default 1)\n"
-	       "     --show-command       print the QEMU command line\n"
-	       "     --keep-logs          keep the guest and QEMU logs\n"
-	       " -q, --quiet              no progress lines\n"
-	       " -h, --help               this text\n\n"
-	       "Disk profiles (write throttling):\n");
-	for (p = lab_profiles; p->name; p++) {
-		char lim[48];
-
-		if (p->write_bps || p->write_iops)
-			snprintf(lim, sizeof(lim), "%llu MiB/s, %llu IOPS",
-				 (unsigned long long)(p->write_bps / MIB),
-				 (unsigned long long)p->write_iops);
-		else
-			snprintf(lim, sizeof(lim), "unthrottled");
-		printf("  %-5s %-22s %s\n", p->name, lim, p->what);
-	}
+	       " -m, --mem MIB            guest RAM, 256 to 65536 MiB (default: four\n"
+	       "                          times the largest dirty size plus 512, at\n"
+	       "                          least 2048)\n"
+	       " -w, --workload LIST      what writes before each suspend, comma-separated,\n"
+	       "                          or all (default bigfile):\n");
+	for (const struct workload *w = workloads; w->name; w++)
+		printf("                            %-10s %s\n", w->name, w->what);
+	printf("     --writeback MODE     held (dirty data stays in RAM until the sync),\n"
+	       "                          default (the kernel's vm.dirty_*, the request\n"
+	       "                          at a seeded random moment) or both (default held)\n"
+	       "     --request-window MS  default writeback: the request comes within MS\n"
+	       "                          of the workload's start, 0 to 600000 (default 10000)\n"
+	       "     --runtime S          timed workloads (mixed) run S seconds, 1 to 3600\n"
+	       "                          (default 10)\n"
+	       "     --seed N             request moments, 0 to 4294967295 (default 1)\n"
+	       "     --test-resume-delay MS  test-only: the agent waits MS before\n"
+	       "                          reporting the resume\n");
+	hx_opts_usage(stdout);
 }
 
 static void set_defaults(struct lab_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	hx_opts_defaults(&o->hx);
 	o->states[0] = "mem";
 	o->states[1] = "freeze";
 	o->n_states = 2;
@@ -378,15 +245,67 @@ static void set_defaults(struct lab_opts *o)
 	o->dirty[2] = 256 * MIB;
 	o->n_dirty = 3;
 	o->cycles = 3;
-	o->firmware = VM_FW_BIOS;
-	o->profile = lab_profile("emmc");
-	o->accel = "tcg";
-	o->mem_mb = 0;
-	o->out_dir = "results";
-	o->timeout_scale = 1;
-	o->kernel = env("KERNEL");
-	o->initrd = env("INITRD");
-	o->tools_disk = env("TOOLS_DISK");
+	o->workloads[0] = workload_by_name("bigfile");
+	o->n_workloads = 1;
+	o->wbs[0] = WB_HELD;
+	o->n_wbs = 1;
+	o->window_ms = 10000;
+	o->runtime_s = 10;
+	o->seed = 1;
+}
+
+static int handle(int c, const char *arg, void *ctx)
+{
+	struct lab_opts *o = ctx;
+	long long v;
+	int rc = hx_opts_handle(&o->hx, c, arg);
+
+	if (rc >= 0)
+		return rc;
+	switch (c) {
+	case 's':
+		return parse_states(arg, o);
+	case 'c':
+		rc = cli_int("cycles", arg, 1, CYCLES_MAX, &v);
+		if (!rc)
+			o->cycles = v;
+		return rc;
+	case 'd':
+		return parse_dirty(arg, o);
+	case OPT_SYNC:
+		return parse_sync(arg, o);
+	case 'm':
+		rc = cli_int("mem", arg, MEM_MIN, MEM_MAX, &v);
+		if (!rc)
+			o->mem_mb = v;
+		return rc;
+	case OPT_RESUME_DELAY:
+		rc = cli_int("test-resume-delay", arg, 0, 60000, &v);
+		if (!rc)
+			o->resume_delay_ms = v;
+		return rc;
+	case 'w':
+		return parse_workloads(arg, o);
+	case OPT_WRITEBACK:
+		return parse_writeback(arg, o);
+	case OPT_WINDOW:
+		rc = cli_int("request-window", arg, 0, 600000, &v);
+		if (!rc)
+			o->window_ms = v;
+		return rc;
+	case OPT_RUNTIME:
+		rc = cli_int("runtime", arg, 1, 3600, &v);
+		if (!rc)
+			o->runtime_s = v;
+		return rc;
+	case OPT_SEED:
+		rc = cli_int("seed", arg, 0, 4294967295LL, &v);
+		if (!rc)
+			o->seed = v;
+		return rc;
+	default:
+		return cli_bad("unknown option (try --help)");
+	}
 }
 
 /* Options that depend on each other, once all of them are known. */
@@ -400,126 +319,27 @@ static int check(const struct lab_opts *o)
 
 		for (int i = 0; i < o->n_dirty; i++)
 			if (o->dirty[i] > lim)
-				return bad("--dirty: '%s' is more than a quarter of --mem %d (valid: 0 to %s)",
-					   fmt_size(a, sizeof(a), o->dirty[i]),
-					   o->mem_mb, fmt_size(b, sizeof(b), lim));
+				return cli_bad("--dirty: '%s' is more than a quarter of --mem %d (valid: 0 to %s)",
+					       cli_fmt_size(a, sizeof(a), o->dirty[i]),
+					       o->mem_mb, cli_fmt_size(b, sizeof(b), lim));
 	}
-	if (!o->kernel)
-		return bad("no kernel: give --kernel or KERNEL=");
-	if (!o->initrd)
-		return bad("no initrd: give --initrd or INITRD=");
+	if (!o->hx.kernel)
+		return cli_bad("no kernel: give --kernel or KERNEL=");
+	if (!o->hx.initrd)
+		return cli_bad("no initrd: give --initrd or INITRD=");
 	return 0;
 }
 
 int lab_parse_args(int argc, char **argv, struct lab_opts *o)
 {
-	const struct option *l;
-	int c, rc = 0;
+	static const struct cli cl = {
+		.longopts = longopts, .shortopts = shortopts,
+		.valid_of = valid_of, .handle = handle, .usage = usage,
+	};
+	int rc;
 
+	cli_prog = "suspend-lab";
 	set_defaults(o);
-	optind = 0;	/* glibc: full reset, so tests can parse again */
-	opterr = 0;	/* our own one-line messages instead */
-
-	while (!rc && (c = getopt_long(argc, argv, shortopts, longopts,
-				       NULL)) != -1) {
-		switch (c) {
-		case 's':
-			rc = parse_states(optarg, o);
-			break;
-		case 'c':
-			rc = parse_int("cycles", optarg, CYCLES_MIN, CYCLES_MAX,
-				       &o->cycles);
-			break;
-		case 'd':
-			rc = parse_dirty(optarg, o);
-			break;
-		case OPT_SYNC:
-			rc = parse_sync(optarg, o);
-			break;
-		case 'f':
-			if (!strcmp(optarg, "bios"))
-				o->firmware = VM_FW_BIOS;
-			else if (!strcmp(optarg, "uefi"))
-				o->firmware = VM_FW_UEFI;
-			else
-				rc = bad("--firmware: '%s' is not a firmware (valid: bios, uefi)",
-					 optarg);
-			break;
-		case 'p':
-			o->profile = lab_profile(optarg);
-			if (!o->profile)
-				rc = bad("--profile: '%s' is not a profile (valid: %s)",
-					 optarg, profile_names());
-			break;
-		case 'a':
-			if (!strcmp(optarg, "tcg"))
-				o->accel = "tcg";
-			else if (!strcmp(optarg, "kvm"))
-				o->accel = "kvm";
-			else
-				rc = bad("--accel: '%s' is not an accelerator (valid: tcg, kvm)",
-					 optarg);
-			break;
-		case 'm':
-			rc = parse_int("mem", optarg, MEM_MIN, MEM_MAX,
-				       &o->mem_mb);
-			break;
-		case 'k':
-			rc = parse_path("kernel", optarg, &o->kernel);
-			break;
-		case 'i':
-			rc = parse_path("initrd", optarg, &o->initrd);
-			break;
-		case 't':
-			rc = parse_path("tools-disk", optarg, &o->tools_disk);
-			break;
-		case 'o':
-			rc = parse_path("out", optarg, &o->out_dir);
-			break;
-		case OPT_TIMEOUT_SCALE:
-			rc = parse_int("timeout-scale", optarg, SCALE_MIN,
-				       SCALE_MAX, &o->timeout_scale);
-			break;
-		case OPT_SHOW_COMMAND:
-			o->show_command = true;
-			break;
-		case OPT_KEEP_LOGS:
-			o->keep_logs = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			usage();
-			return 1;
-		case ':':
-			l = opt_of(optopt);
-			rc = bad("--%s: missing value (valid: %s)",
-				 l ? l->name : "?", valid_of(optopt));
-			break;
-		default:
-			/*
-			 * '?': glibc leaves optopt at a known option's value
-			 * for "--quiet=x", at the letter for an unknown "-z",
-			 * and at 0 for an unknown or ambiguous long option.
-			 */
-			l = optopt ? opt_of(optopt) : NULL;
-			if (l)
-				rc = bad("--%s: takes no value, got '%s' (try --help)",
-					 l->name, argv[optind - 1]);
-			else if (optopt)
-				rc = bad("unknown option '-%c' (try --help)",
-					 optopt);
-			else
-				rc = bad("unknown or ambiguous option '%s' (try --help)",
-					 argv[optind - 1]);
-			break;
-		}
-	}
-	if (rc)
-		return rc;
-	if (optind < argc)
-		return bad("unexpected argument '%s' (valid: options only, try --help)",
-			   argv[optind]);
-	return check(o);
+	rc = cli_parse(&cl, argc, argv, o);
+	return rc ? rc : check(o);
 }

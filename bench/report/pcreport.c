@@ -1,9 +1,14 @@
 #include "pcreport.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 
-static const char *first_release(const struct pc_run *run, int field)
+#include "cliopt.h"
+#include "csv.h"
+#include "outfile.h"
+
+static const char *first_of(const struct pc_result *run, int field)
 {
 	for (int i = 0; i < run->n; i++) {
 		const struct pc_record *r = &run->rec[i];
@@ -16,188 +21,231 @@ static const char *first_release(const struct pc_run *run, int field)
 	return "?";
 }
 
-/* a cycle whose oracle ran: QEMU died of our SIGKILL and the disk was judged */
-static bool judged(const struct pc_record *r)
+static const char *cut_label(enum cut_point c)
 {
-	return r->verdict == VERDICT_OK || r->verdict == VERDICT_FS_UNMOUNTABLE;
+	return c == CUT__COUNT ? "all" : cut_name(c);
 }
 
-void pc_report_table(FILE *f, const struct pc_run *run)
+void pc_report_table(FILE *f, const struct pc_view *v)
 {
+	const struct pc_result *run = v->run;
 	const struct pc_opts *o = run->o;
 
 	fprintf(f, "power-cut %s, %s\n", LAB_VERSION, run->date);
-	fprintf(f, "kernel    %s, knob %s\n", first_release(run, 0), first_release(run, 2));
-	fprintf(f, "qemu      %s, accel tcg, firmware bios, data disk cache=none\n",
-		first_release(run, 1));
-	fprintf(f, "profile   %s, state %s\n\n", o->profile->name, o->state);
-	for (int sync = 0; sync <= 1; sync++) {
-		unsigned long long written = 0, at_risk = 0, lost = 0, kernel = 0;
-		int n = 0, cuts = 0, fs_ok = 0, fsync_ok = 0, nv[FV_NOT_JUDGED + 1] = { 0 };
-		int bounded = 0, with_kernel = 0;
-		long long slack = 0;
+	fprintf(f, "kernel    %s, knob %s\n", first_of(run, 0), first_of(run, 2));
+	fprintf(f, "qemu      %s, accel %s, data disk cache=none\n", first_of(run, 1),
+		o->hx.accel);
+	fprintf(f, "profile   %s, state %s\n\n", o->hx.profile->name, o->state);
+	fprintf(f, "%-6s %-9s %4s %6s %11s %11s %11s %11s %6s %6s %5s %5s %5s\n",
+		"sync", "cut", "cuts", "judged", "written_B", "dirty_B", "lost_B",
+		"max_lost_B", "fsync", "fsck", "corr", "unmnt", "extra");
+	for (int k = 0; k < v->n_sum; k++) {
+		const struct pc_summary *s = &v->sum[k];
+		char fs[16], ck[16];
 
-		for (int i = 0; i < run->n; i++) {
-			const struct pc_record *r = &run->rec[i];
-
-			if (r->sync != sync)
-				continue;
-			cuts++;
-			if (!judged(r))
-				continue;
-			n++;
-			written += r->bytes_written;
-			at_risk += r->dirty_kb_at_cut * 1024ULL;
-			lost += r->bytes_lost;
-			fs_ok += r->fs_clean;
-			fsync_ok += r->fsync_intact;
-			for (int v = 0; v <= FV_NOT_JUDGED; v++)
-				nv[v] += r->n[v];
-			if (r->kernel_at_risk_kb >= 0) {
-				with_kernel++;
-				kernel += r->kernel_at_risk_kb * 1024ULL;
-				bounded += pc_loss_within_risk(r);
-				if (r->at_risk_slack_kb > slack)
-					slack = r->at_risk_slack_kb;
-			}
-		}
-		if (!cuts)
-			continue;
-		fprintf(f, "suspend_sync=%d: %d power cuts, %d judged\n", sync, cuts, n);
-		fprintf(f, "  bytes written %llu, dirty at the cut %llu, lost %llu\n",
-			written, at_risk, lost);
-		fprintf(f, "  files intact %d, missing %d, truncated %d, corrupted %d\n",
-			nv[FV_INTACT], nv[FV_MISSING], nv[FV_TRUNCATED], nv[FV_CORRUPTED]);
-		fprintf(f, "  fsync'd data intact in %d/%d, filesystem clean in %d/%d\n",
-			fsync_ok, n, fs_ok, n);
-		if (with_kernel)
-			fprintf(f, "  kernel said %llu bytes at risk in %d cuts; loss within it"
-				" (counter slack %lld kB) in %d/%d\n",
-				kernel, with_kernel, slack, bounded, with_kernel);
+		snprintf(fs, sizeof(fs), "%d/%d", s->fsync_intact, s->judged);
+		snprintf(ck, sizeof(ck), "%d/%d", s->fs_clean, s->judged);
+		fprintf(f, "%-6d %-9s %4d %6d %11llu %11llu %11llu %11.0f %6s %6s %5d %5d %5d\n",
+			s->sync, cut_label(s->cut), s->cuts, s->judged,
+			(unsigned long long)s->written, (unsigned long long)s->dirty_at_cut,
+			(unsigned long long)s->lost, s->lost_bytes.n ? s->lost_bytes.max : 0,
+			fs, ck, s->files[FV_CORRUPTED], s->unmountable, s->unexpected_entries);
+		if (s->cut == CUT__COUNT && s->kernel_figures)
+			fprintf(f, "  kernel gave its at-risk figure in %d cuts; loss within it in"
+				" %d, within it plus counter slack (up to %lld kB) in %d\n",
+				s->kernel_figures, s->within_figure, s->max_slack_kb,
+				s->within_slack);
 	}
-	fprintf(f, "\ncycle sync cut       offset_ms verdict  written_B    dirty_kB lost_B     int mis tru cor fsync fsck\n");
 	for (int i = 0; i < run->n; i++) {
 		const struct pc_record *r = &run->rec[i];
 
-		fprintf(f, "%5d %4d %-9s %9d %-8s %-12llu %8lld %-10llu %3d %3d %3d %3d %-5s %s\n",
-			i + 1, r->sync, cut_name(r->cut), r->cut_offset_ms,
-			verdict_name(r->verdict), (unsigned long long)r->bytes_written,
-			r->dirty_kb_at_cut, (unsigned long long)r->bytes_lost,
-			r->n[FV_INTACT], r->n[FV_MISSING], r->n[FV_TRUNCATED],
-			r->n[FV_CORRUPTED], judged(r) ? (r->fsync_intact ? "yes" : "NO") : "-",
-			judged(r) ? (r->fs_clean ? "clean" : "DIRTY") : "-");
+		if (r->verdict != VERDICT_OK)
+			fprintf(f, "cut %d (sync=%d, %s): %s%s%s\n", i + 1, r->sync,
+				cut_name(r->cut), verdict_name(r->verdict),
+				r->why[0] ? ": " : "", r->why);
+		for (int u = 0; u < r->n_unexpected && u < PC_MAX_UNEXPECTED; u++)
+			fprintf(f, "cut %d: unexpected entry %s\n", i + 1, r->unexpected[u]);
 	}
 }
 
-static json_t *j_opt_kb(long long kb)
+static json_t *j_kb(long long kb)
 {
 	return kb >= 0 ? json_integer(kb) : json_null();
 }
 
-static json_t *j_file(const struct pc_file *f)
+static json_t *j_bytes_if(bool judged, uint64_t v)
 {
-	return json_pack("{s:s, s:s, s:I, s:b, s:s, s:I, s:I, s:I}",
+	return judged ? json_integer((json_int_t)v) : json_null();
+}
+
+static json_t *j_bool_if(bool judged, bool v)
+{
+	return judged ? json_boolean(v) : json_null();
+}
+
+static json_t *j_num(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *j_file(const struct pc_file *f, bool judged)
+{
+	return json_pack("{s:s, s:s, s:I, s:I, s:s, s:o, s:o, s:o}",
 			 "path", f->path, "kind", f->kind,
-			 "size_bytes", (json_int_t)f->size, "fsync", f->fsync,
+			 "size_bytes", (json_int_t)f->size,
+			 "durable_bytes", (json_int_t)f->durable,
 			 "verdict", file_verdict_name(f->v),
-			 "actual_size_bytes", (json_int_t)f->actual,
-			 "good_bytes", (json_int_t)f->good,
-			 "lost_bytes", (json_int_t)(f->size > f->good ? f->size - f->good : 0));
+			 "actual_size_bytes", j_bytes_if(judged, f->actual),
+			 "good_bytes", j_bytes_if(judged, f->good),
+			 "lost_bytes", j_bytes_if(judged, f->lost));
 }
 
 static json_t *j_record(const struct pc_record *r, int i)
 {
-	json_t *files = json_array();
+	json_t *files = json_array(), *extra = json_array();
+	bool j = r->judged;
 
 	for (int k = 0; k < r->n_files; k++)
-		json_array_append_new(files, j_file(&r->files[k]));
-	return json_pack("{s:i, s:s, s:i, s:s, s:o, s:s, s:b, s:b, s:b, s:o,"
-			 " s:I, s:o, s:o, s:o, s:o, s:I, s:i, s:i, s:i, s:i, s:b, s:o}",
+		json_array_append_new(files, j_file(&r->files[k], j));
+	for (int k = 0; k < r->n_unexpected && k < PC_MAX_UNEXPECTED; k++)
+		json_array_append_new(extra, json_string(r->unexpected[k]));
+	return json_pack("{s:i, s:s, s:i, s:s, s:o, s:s, s:s, s:b, s:b, s:o, s:o, s:o,"
+			 " s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o}",
 			 "cycle", i + 1, "state", r->state, "sync", r->sync,
 			 "cut", cut_name(r->cut),
 			 "cut_offset_ms", r->cut_offset_ms >= 0 ?
 				json_integer(r->cut_offset_ms) : json_null(),
-			 "verdict", verdict_name(r->verdict),
-			 "cut_by_sigkill", r->cut_by_sigkill,
-			 "fs_mounted", r->fs_mounted, "fs_clean", r->fs_clean,
-			 "fio_verify", r->fio_verify < 0 ? json_null() :
-				json_boolean(r->fio_verify),
+			 "verdict", verdict_name(r->verdict), "why", r->why,
+			 "cut_by_sigkill", r->cut_by_sigkill, "judged", j,
+			 "fs_mounted", j_bool_if(j, r->fs_mounted),
+			 "fs_clean", j_bool_if(j, r->fs_clean),
+			 "fio_verify", r->fio_verify < 0 ? json_null() : json_boolean(r->fio_verify),
 			 "written_bytes", (json_int_t)r->bytes_written,
-			 "dirty_at_cut_kb", j_opt_kb(r->dirty_kb_at_cut),
-			 "kernel_at_risk_kb", j_opt_kb(r->kernel_at_risk_kb),
-			 "at_risk_slack_kb", j_opt_kb(r->at_risk_slack_kb),
-			 "loss_within_risk", r->kernel_at_risk_kb >= 0 ?
+			 "dataset_bytes", (json_int_t)r->dataset_bytes,
+			 "dirty_at_cut_kb", j_kb(r->dirty_kb_at_cut),
+			 "kernel_at_risk_kb", j_kb(r->kernel_at_risk_kb),
+			 "at_risk_slack_kb", j_kb(r->at_risk_slack_kb),
+			 "loss_within_risk", j && r->kernel_at_risk_kb >= 0 ?
 				json_boolean(pc_loss_within_risk(r)) : json_null(),
-			 "lost_bytes", (json_int_t)r->bytes_lost,
-			 "files_intact", r->n[FV_INTACT], "files_missing", r->n[FV_MISSING],
-			 "files_truncated", r->n[FV_TRUNCATED],
-			 "files_corrupted", r->n[FV_CORRUPTED],
-			 "fsync_intact", r->fsync_intact, "files", files);
+			 "lost_bytes", j_bytes_if(j, r->bytes_lost),
+			 "fsync_intact", j_bool_if(j, r->fsync_intact),
+			 "unexpected_entries", extra,
+			 "n_unexpected", r->n_unexpected,
+			 "files", files,
+			 "file_verdicts", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}",
+				"intact", r->n[FV_INTACT], "missing", r->n[FV_MISSING],
+				"truncated", r->n[FV_TRUNCATED], "corrupted", r->n[FV_CORRUPTED],
+				"not_regular", r->n[FV_NOT_REGULAR],
+				"unreadable", r->n[FV_UNREADABLE]));
 }
 
-int pc_report_json(const char *path, const struct pc_run *run)
+static json_t *j_summary(const struct pc_summary *s)
 {
+	return json_pack("{s:i, s:s, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:I,"
+			 " s:{s:o, s:o, s:o}, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:I}",
+			 "sync", s->sync, "cut", cut_label(s->cut), "cuts", s->cuts,
+			 "judged", s->judged, "no_suspend", s->no_suspend,
+			 "failed", s->failed,
+			 "written_bytes", (json_int_t)s->written,
+			 "dataset_bytes", (json_int_t)s->dataset,
+			 "dirty_at_cut_bytes", (json_int_t)s->dirty_at_cut,
+			 "lost_bytes", (json_int_t)s->lost,
+			 "lost_per_cut_bytes", "min", j_num(s->lost_bytes.min),
+			 "median", j_num(s->lost_bytes.median), "max", j_num(s->lost_bytes.max),
+			 "fsync_intact", s->fsync_intact, "fs_clean", s->fs_clean,
+			 "unmountable", s->unmountable,
+			 "files_corrupted", s->files[FV_CORRUPTED],
+			 "files_not_regular", s->files[FV_NOT_REGULAR],
+			 "unexpected_entries", s->unexpected_entries,
+			 "kernel_figures", s->kernel_figures,
+			 "loss_within_figure", s->within_figure,
+			 "loss_within_figure_and_slack", s->within_slack,
+			 "max_slack_kb", (json_int_t)s->max_slack_kb);
+}
+
+static int dump(FILE *f, const void *ctx)
+{
+	return json_dumpf(ctx, f, JSON_INDENT(2)) ? -1 : 0;
+}
+
+int pc_report_json(const char *path, const struct pc_view *v)
+{
+	const struct pc_result *run = v->run;
 	const struct pc_opts *o = run->o;
-	json_t *cycles = json_array(), *j;
+	json_t *cycles = json_array(), *summary = json_array(), *j;
 	int rc;
 
 	for (int i = 0; i < run->n; i++)
 		json_array_append_new(cycles, j_record(&run->rec[i], i));
-	j = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:o},"
-		      " s:I, s:s}, s:o}",
+	for (int k = 0; k < v->n_sum; k++)
+		json_array_append_new(summary, j_summary(&v->sum[k]));
+	j = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:o, s:o},"
+		      " s:I, s:s, s:I}, s:o, s:o}",
 		      "schema", PC_SCHEMA,
 		      "provenance",
 		      "program_version", LAB_VERSION, "date", run->date,
-		      "kernel_release", first_release(run, 0),
-		      "qemu_version", first_release(run, 1), "knob", first_release(run, 2),
-		      "accel", "tcg", "firmware", "bios", "state", o->state,
-		      "profile", "name", o->profile->name, "write_bytes_per_s",
-		      o->profile->write_bps ? json_integer(o->profile->write_bps) : json_null(),
+		      "kernel_release", first_of(run, 0),
+		      "qemu_version", first_of(run, 1), "knob", first_of(run, 2),
+		      "accel", o->hx.accel, "firmware", "bios", "state", o->state,
+		      "profile", "name", o->hx.profile->name, "write_bytes_per_s",
+		      o->hx.profile->write_bps ? json_integer(o->hx.profile->write_bps) : json_null(),
+		      "write_iops",
+		      o->hx.profile->write_iops ? json_integer(o->hx.profile->write_iops) : json_null(),
 		      "largest_file_bytes", (json_int_t)o->big_bytes,
-		      "disk_cache_mode", "none",
-		      "cycles", cycles);
+		      "disk_cache_mode", "none", "seed", (json_int_t)o->seed,
+		      "cycles", cycles, "summary", summary);
 	if (!j) {
-		fprintf(stderr, "power-cut: cannot build the JSON report\n");
+		fprintf(stderr, "%s: cannot build the JSON report\n", cli_prog);
 		return -1;
 	}
-	rc = json_dump_file(j, path, JSON_INDENT(2));
+	rc = outfile_write(path, dump, j);
 	json_decref(j);
-	if (rc)
-		fprintf(stderr, "power-cut: cannot write %s\n", path);
-	return rc ? -1 : 0;
+	return rc;
 }
 
-int pc_report_csv(const char *path, const struct pc_run *run)
+static int write_csv(FILE *f, const void *ctx)
 {
-	FILE *f = fopen(path, "w");
+	static const char *const cols[] = {
+		"cycle", "state", "sync", "cut", "cut_offset_ms", "verdict", "judged",
+		"written_bytes", "dataset_bytes", "dirty_at_cut_kb", "kernel_at_risk_kb",
+		"at_risk_slack_kb", "lost_bytes", "files_intact", "files_missing",
+		"files_truncated", "files_corrupted", "files_not_regular",
+		"files_unreadable", "unexpected_entries", "fsync_intact", "fs_clean",
+		"fio_verify",
+	};
+	const struct pc_result *run = ctx;
+	struct csv c;
 
-	if (!f) {
-		fprintf(stderr, "power-cut: cannot write %s\n", path);
-		return -1;
-	}
-	fprintf(f, "cycle,state,sync,cut,cut_offset_ms,verdict,written_bytes,"
-		"dirty_at_cut_kb,kernel_at_risk_kb,at_risk_slack_kb,lost_bytes,files_intact,"
-		"files_missing,files_truncated,files_corrupted,fsync_intact,"
-		"fs_clean,fio_verify\n");
+	csv_begin(&c, f, cols, sizeof(cols) / sizeof(cols[0]));
 	for (int i = 0; i < run->n; i++) {
 		const struct pc_record *r = &run->rec[i];
+		bool j = r->judged;
 
-		fprintf(f, "%d,%s,%d,%s,", i + 1, r->state, r->sync, cut_name(r->cut));
-		if (r->cut_offset_ms >= 0)
-			fprintf(f, "%d", r->cut_offset_ms);
-		fprintf(f, ",%s,%llu,%lld,", verdict_name(r->verdict),
-			(unsigned long long)r->bytes_written, r->dirty_kb_at_cut);
-		if (r->kernel_at_risk_kb >= 0)
-			fprintf(f, "%lld", r->kernel_at_risk_kb);
-		fputc(',', f);
-		if (r->at_risk_slack_kb >= 0)
-			fprintf(f, "%lld", r->at_risk_slack_kb);
-		fprintf(f, ",%llu,%d,%d,%d,%d,%d,%d,", (unsigned long long)r->bytes_lost,
-			r->n[FV_INTACT], r->n[FV_MISSING], r->n[FV_TRUNCATED],
-			r->n[FV_CORRUPTED], r->fsync_intact, r->fs_clean);
-		if (r->fio_verify >= 0)
-			fprintf(f, "%d", r->fio_verify);
-		fputc('\n', f);
+		csv_int(&c, i + 1);
+		csv_str(&c, r->state);
+		csv_int(&c, r->sync);
+		csv_str(&c, cut_name(r->cut));
+		csv_kb(&c, r->cut_offset_ms);
+		csv_str(&c, verdict_name(r->verdict));
+		csv_bool(&c, j);
+		csv_int(&c, (long long)r->bytes_written);
+		csv_int(&c, (long long)r->dataset_bytes);
+		csv_kb(&c, r->dirty_kb_at_cut);
+		csv_kb(&c, r->kernel_at_risk_kb);
+		csv_kb(&c, r->at_risk_slack_kb);
+		csv_kb(&c, j ? (long long)r->bytes_lost : -1);
+		for (int fv = FV_INTACT; fv <= FV_UNREADABLE; fv++)
+			csv_kb(&c, j ? r->n[fv] : -1);
+		csv_kb(&c, j ? r->n_unexpected : -1);
+		csv_bool(&c, j ? r->fsync_intact : -1);
+		csv_bool(&c, j ? r->fs_clean : -1);
+		csv_bool(&c, r->fio_verify);
+		csv_end_row(&c);
 	}
-	return fclose(f) ? -1 : 0;
+	return csv_finish(&c);
+}
+
+int pc_report_csv(const char *path, const struct pc_view *v)
+{
+	return outfile_write(path, write_csv, v->run);
 }

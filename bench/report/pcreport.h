@@ -1,22 +1,25 @@
-/* Power-cut reports: human table, JSON and CSV, in the lab's format family. */
+/*
+ * Power-cut reports, in the lab's format family: a table, JSON with every
+ * cut and summary[], and CSV, all rendered from one summary (summary.h).
+ * A cut that was not judged has null figures, never zeros.
+ */
 #ifndef SLAB_PCREPORT_H
 #define SLAB_PCREPORT_H
 
 #include <stdio.h>
 
-#include "powercut.h"
+#include "summary.h"
 
-#define PC_SCHEMA "suspend-lab/power-cut/1"
+#define PC_SCHEMA "suspend-lab/power-cut/2"
 
-struct pc_run {
-	const struct pc_opts *o;	/* sync there is per record */
-	char date[32];
-	int n;
-	struct pc_record *rec;
+struct pc_view {
+	const struct pc_result *run;
+	const struct pc_summary *sum;	/* pc_summarise() */
+	int n_sum;
 };
 
-void pc_report_table(FILE *f, const struct pc_run *run);
-int pc_report_json(const char *path, const struct pc_run *run);
-int pc_report_csv(const char *path, const struct pc_run *run);
+void pc_report_table(FILE *f, const struct pc_view *v);
+int pc_report_json(const char *path, const struct pc_view *v);
+int pc_report_csv(const char *path, const struct pc_view *v);
 
 #endif

@@ -1,5 +1,6 @@
 #include "stats.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static int cmp_double(const void *a, const void *b)
@@ -9,18 +10,13 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void stats_none(struct stats *s)
-{
-	s->n = 0;
-	s->min = s->median = s->p95 = s->max = -1;
-}
-
 void stats_compute(const double *v, int n, struct stats *s)
 {
 	double *w;
 	int m = 0, rank;
 
-	stats_none(s);
+	s->n = 0;
+	s->min = s->median = s->p95 = s->max = NAN;
 	if (n <= 0)
 		return;
 	/* sort a copy: the caller's array is in cycle order and stays so */
@@ -28,7 +24,7 @@ void stats_compute(const double *v, int n, struct stats *s)
 	if (!w)
 		return;
 	for (int i = 0; i < n; i++)
-		if (v[i] >= 0)		/* false for NaN too */
+		if (!isnan(v[i]))
 			w[m++] = v[i];
 	if (m) {
 		qsort(w, m, sizeof(*w), cmp_double);

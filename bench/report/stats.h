@@ -3,13 +3,14 @@
 #define SLAB_STATS_H
 
 struct stats {
-	int n;			/* values measured (>= 0) */
-	double min, median, p95, max;	/* all -1 when n == 0 */
+	int n;			/* values measured */
+	double min, median, p95, max;	/* all NAN when n == 0 */
 };
 
 /*
- * Summarises v[0..n); negative (and NaN) entries mean "not measured" and
- * are skipped.  v is left untouched.
+ * Summarises v[0..n); NAN entries mean "not measured" and are skipped.
+ * Negative values are measurements (a host that read late) and count.
+ * v is left untouched.
  */
 void stats_compute(const double *v, int n, struct stats *s);
 

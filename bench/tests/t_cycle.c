@@ -5,7 +5,8 @@
  * the trace clock; nested and repeated phases pair correctly; junk and
  * unrelated events are ignored; the kernel's "Filesystems sync" line is
  * found in /dev/kmsg records and counted; phase sums and lookups; the
- * kernel's at-risk report (trace event and log line) when it skips the sync.
+ * kernel's at-risk report (the suspend_page_cache event and the debug log
+ * line), and not v1's formats.
  */
 #include <math.h>
 #include <string.h>
@@ -37,7 +38,7 @@ int main(void)
 {
 	struct cycle c;
 	unsigned int i;
-	int parsed = 0;
+	int parsed = 0, phases;
 
 	memset(&c, 0, sizeof(c));
 	c.fs_sync_s = -1;
@@ -88,15 +89,23 @@ int main(void)
 	tap_ok(!cycle_parse_kmsg(&c, "6,209,1,-;Filesystems sync: lots seconds") &&
 	       c.fs_sync_lines == 1, "a garbled sync line is not counted");
 
-	/* the at-risk report: event and log line */
-	tap_ok(cycle_parse_trace(&c, "  agent-38 [001] ..... 5.1: suspend_sync_skipped: dirty_kb=65540 writeback_kb=12") &&
+	/* the at-risk report (every suspend): trace event and debug log line */
+	phases = c.n_phases;
+	tap_ok(cycle_parse_trace(&c, "  agent-38 [001] ..... 5.1: suspend_page_cache: dirty_kb=65540 writeback_kb=12") &&
 	       c.skip_events == 1 && c.skip_dirty_kb == 65540 && c.skip_writeback_kb == 12,
-	       "suspend_sync_skipped event read: 65540 kB dirty, 12 kB writeback");
-	tap_ok(!cycle_parse_trace(&c, "  agent-38 [001] ..... 5.1: suspend_sync_skipped: dirty_kb=x") &&
+	       "suspend_page_cache event read: 65540 kB dirty, 12 kB writeback");
+	tap_ok(c.n_phases == phases, "the event is not a phase");
+	tap_ok(!cycle_parse_trace(&c, "  agent-38 [001] ..... 5.1: suspend_page_cache: dirty_kb=x") &&
 	       c.skip_events == 1, "a garbled event is not counted");
-	tap_ok(cycle_parse_kmsg(&c, "6,210,1,-;PM: Sync skipped: 65536 kB dirty, 4 kB writeback at risk ") &&
+	tap_ok(!cycle_parse_trace(&c, "  agent-38 [001] ..... 5.1: suspend_sync_skipped: dirty_kb=1 writeback_kb=2") &&
+	       c.skip_events == 1, "v1's suspend_sync_skipped event is not taken for it");
+	tap_ok(cycle_parse_kmsg(&c, "7,210,1,-;PM: Dirty page cache at risk: 65536 kB (writeback: 4 kB)") &&
 	       c.skip_lines == 1 && c.skip_line_dirty_kb == 65536 && c.skip_line_writeback_kb == 4,
-	       "\"PM: Sync skipped\" line read: 65536 kB dirty, 4 kB writeback");
-	tap_ok(c.fs_sync_lines == 1, "the skip line is not a \"Filesystems sync\" line");
+	       "\"PM: Dirty page cache at risk\" line read: 65536 kB dirty, 4 kB writeback");
+	tap_ok(!cycle_parse_kmsg(&c, "7,211,1,-;PM: Dirty page cache at risk: lots") &&
+	       c.skip_lines == 1, "a garbled at-risk line is not counted");
+	tap_ok(!cycle_parse_kmsg(&c, "6,212,1,-;PM: Sync skipped: 65536 kB dirty, 0 kB writeback at risk") &&
+	       c.skip_lines == 1, "v1's \"PM: Sync skipped\" line is not taken for it");
+	tap_ok(c.fs_sync_lines == 1, "the at-risk line is not a \"Filesystems sync\" line");
 	return tap_done();
 }

@@ -200,11 +200,11 @@ static const struct bad_case bad_cases[] = {
 	{ { "--accel", "" }, { "--accel", "''", "(valid: tcg, kvm)" } },
 	/* --mem */
 	{ { "--mem", "255" },
-	  { "--mem: '255' is out of range (valid: 256 to 16384)" } },
-	{ { "--mem", "16385" },
-	  { "--mem: '16385' is out of range (valid: 256 to 16384)" } },
-	{ { "-m", "1G" }, { "--mem: '1G' is not a number (valid: 256 to 16384)" } },
-	{ { "--mem", "" }, { "--mem", "''", "(valid: 256 to 16384)" } },
+	  { "--mem: '255' is out of range (valid: 256 to 65536)" } },
+	{ { "--mem", "65537" },
+	  { "--mem: '65537' is out of range (valid: 256 to 65536)" } },
+	{ { "-m", "1G" }, { "--mem: '1G' is not a number (valid: 256 to 65536)" } },
+	{ { "--mem", "" }, { "--mem", "''", "(valid: 256 to 65536)" } },
 	/* --timeout-scale */
 	{ { "--timeout-scale", "0" },
 	  { "--timeout-scale: '0' is out of range (valid: 1 to 100)" } },
@@ -293,25 +293,25 @@ static void test_defaults(void)
 	tap_ok(o.n_dirty == 3 && o.dirty[0] == 0 && o.dirty[1] == 64 * MIB &&
 	       o.dirty[2] == 256 * MIB, "default dirty 0,64M,256M");
 	tap_ok(o.cycles == 3, "default cycles 3");
-	tap_ok(o.firmware == VM_FW_BIOS, "default firmware bios");
-	tap_ok(o.profile && !strcmp(o.profile->name, "emmc"),
+	tap_ok(o.hx.firmware == VM_FW_BIOS, "default firmware bios");
+	tap_ok(o.hx.profile && !strcmp(o.hx.profile->name, "emmc"),
 	       "default profile emmc");
-	tap_ok(o.accel && !strcmp(o.accel, "tcg"), "default accel tcg");
+	tap_ok(o.hx.accel && !strcmp(o.hx.accel, "tcg"), "default accel tcg");
 	tap_ok(o.mem_mb == 0, "default mem 0 (sized from the dirty list)");
-	tap_ok(o.out_dir && !strcmp(o.out_dir, "results"),
+	tap_ok(o.hx.out_dir && !strcmp(o.hx.out_dir, "results"),
 	       "default out dir results");
-	tap_ok(o.timeout_scale == 1, "default timeout scale 1");
-	tap_ok(o.kernel && !strcmp(o.kernel, "/k/bzImage") && o.initrd &&
-	       !strcmp(o.initrd, "/k/initrd") && !o.tools_disk,
+	tap_ok(o.hx.timeout_scale == 1, "default timeout scale 1");
+	tap_ok(o.hx.kernel && !strcmp(o.hx.kernel, "/k/bzImage") && o.hx.initrd &&
+	       !strcmp(o.hx.initrd, "/k/initrd") && !o.hx.tools_disk,
 	       "kernel, initrd from the environment, no tools disk");
-	tap_ok(!o.show_command && !o.keep_logs && !o.quiet,
+	tap_ok(!o.hx.show_command && !o.hx.keep_logs && !o.hx.quiet,
 	       "default flags off");
 
 	setenv("TOOLS_DISK", "/k/tools.img", 1);
-	tap_ok(parse(&o, &r, NULL) == 0 && o.tools_disk &&
-	       !strcmp(o.tools_disk, "/k/tools.img"), "TOOLS_DISK from env");
+	tap_ok(parse(&o, &r, NULL) == 0 && o.hx.tools_disk &&
+	       !strcmp(o.hx.tools_disk, "/k/tools.img"), "TOOLS_DISK from env");
 	setenv("TOOLS_DISK", "", 1);
-	tap_ok(parse(&o, &r, NULL) == 0 && !o.tools_disk,
+	tap_ok(parse(&o, &r, NULL) == 0 && !o.hx.tools_disk,
 	       "empty TOOLS_DISK counts as unset");
 	unsetenv("TOOLS_DISK");
 }
@@ -359,17 +359,17 @@ static void test_valid(void)
 	       o.syncs[0] == 0 && o.syncs[1] == 1, "--sync both");
 
 	tap_ok(!parse(&o, &r, "--firmware", "uefi", NULL) &&
-	       o.firmware == VM_FW_UEFI, "--firmware uefi");
-	tap_ok(!parse(&o, &r, "-f", "bios", NULL) && o.firmware == VM_FW_BIOS,
+	       o.hx.firmware == VM_FW_UEFI, "--firmware uefi");
+	tap_ok(!parse(&o, &r, "-f", "bios", NULL) && o.hx.firmware == VM_FW_BIOS,
 	       "-f bios");
 
-	for (const struct disk_profile *p = lab_profiles; p->name; p++)
+	for (const struct disk_profile *p = disk_profiles; p->name; p++)
 		tap_ok(!parse(&o, &r, "--profile", p->name, NULL) &&
-		       o.profile == p, "--profile %s", p->name);
+		       o.hx.profile == p, "--profile %s", p->name);
 
 	tap_ok(!parse(&o, &r, "--accel", "kvm", NULL) &&
-	       !strcmp(o.accel, "kvm"), "--accel kvm");
-	tap_ok(!parse(&o, &r, "-a", "tcg", NULL) && !strcmp(o.accel, "tcg"),
+	       !strcmp(o.hx.accel, "kvm"), "--accel kvm");
+	tap_ok(!parse(&o, &r, "-a", "tcg", NULL) && !strcmp(o.hx.accel, "tcg"),
 	       "-a tcg");
 
 	tap_ok(!parse(&o, &r, "--mem", "16384", NULL) && o.mem_mb == 16384,
@@ -384,31 +384,31 @@ static void test_valid(void)
 
 	tap_ok(!parse(&o, &r, "--kernel", "/b/vmlinuz", "-i", "/b/ird",
 		      "--tools-disk", "/b/t.img", "-o", "/tmp/res", NULL) &&
-	       !strcmp(o.kernel, "/b/vmlinuz") && !strcmp(o.initrd, "/b/ird") &&
-	       !strcmp(o.tools_disk, "/b/t.img") &&
-	       !strcmp(o.out_dir, "/tmp/res"),
+	       !strcmp(o.hx.kernel, "/b/vmlinuz") && !strcmp(o.hx.initrd, "/b/ird") &&
+	       !strcmp(o.hx.tools_disk, "/b/t.img") &&
+	       !strcmp(o.hx.out_dir, "/tmp/res"),
 	       "--kernel, -i, --tools-disk, -o override");
 	tap_ok(!parse(&o, &r, "-k", "a", "--initrd=b", "-t", "c", "--out=d",
-		      NULL) && !strcmp(o.kernel, "a") && !strcmp(o.initrd, "b") &&
-	       !strcmp(o.tools_disk, "c") && !strcmp(o.out_dir, "d"),
+		      NULL) && !strcmp(o.hx.kernel, "a") && !strcmp(o.hx.initrd, "b") &&
+	       !strcmp(o.hx.tools_disk, "c") && !strcmp(o.hx.out_dir, "d"),
 	       "-k, --initrd=, -t, --out=");
 
 	tap_ok(!parse(&o, &r, "--timeout-scale", "1", NULL) &&
-	       o.timeout_scale == 1, "--timeout-scale 1");
+	       o.hx.timeout_scale == 1, "--timeout-scale 1");
 	tap_ok(!parse(&o, &r, "--timeout-scale", "100", NULL) &&
-	       o.timeout_scale == 100, "--timeout-scale 100");
+	       o.hx.timeout_scale == 100, "--timeout-scale 100");
 
 	tap_ok(!parse(&o, &r, "--show-command", "--keep-logs", "--quiet",
-		      NULL) && o.show_command && o.keep_logs && o.quiet &&
+		      NULL) && o.hx.show_command && o.hx.keep_logs && o.hx.quiet &&
 	       !r.err[0], "--show-command --keep-logs --quiet");
-	tap_ok(!parse(&o, &r, "-qc5", NULL) && o.quiet && o.cycles == 5,
+	tap_ok(!parse(&o, &r, "-qc5", NULL) && o.hx.quiet && o.cycles == 5,
 	       "clustered -qc5");
 	tap_ok(!parse(&o, &r, "--cyc", "9", NULL) && o.cycles == 9,
 	       "unambiguous abbreviation --cyc");
 
 	/* a parse must not inherit the previous one's values or position */
 	parse(&o, &r, "--cycles", "7", "--quiet", NULL);
-	tap_ok(!parse(&o, &r, NULL) && o.cycles == 3 && !o.quiet,
+	tap_ok(!parse(&o, &r, NULL) && o.cycles == 3 && !o.hx.quiet,
 	       "a second parse starts from the defaults");
 	parse(&o, &r, "-c", NULL);
 	tap_ok(!parse(&o, &r, "-c", "4", NULL) && o.cycles == 4,
@@ -426,7 +426,7 @@ static void test_missing_paths(void)
 	       strstr(r.err, "no kernel: give --kernel or KERNEL="),
 	       "no KERNEL and no --kernel: error");
 	tap_ok(!parse(&o, &r, "--kernel", "/x", NULL) &&
-	       !strcmp(o.kernel, "/x"), "--kernel alone is enough with INITRD");
+	       !strcmp(o.hx.kernel, "/x"), "--kernel alone is enough with INITRD");
 	setenv("KERNEL", "", 1);
 	parse(&o, &r, NULL);
 	tap_ok(one_error_line(&r) && strstr(r.err, "no kernel"),
@@ -448,9 +448,11 @@ static void test_help(void)
 		"--state", "--cycles", "--dirty", "--sync", "--firmware",
 		"--profile", "--accel", "--mem", "--kernel", "--initrd",
 		"--tools-disk", "--out", "--timeout-scale", "--show-command",
-		"--keep-logs", "--quiet", "--help",
+		"--keep-logs", "--quiet", "--help", "--workload", "--writeback",
+		"--request-window", "--runtime", "--seed", "bigfile", "smallfiles",
+		"fsync-log", "mixed", "--writeback MODE",
 		"mem, freeze", "1 to 1000", "1 to 16 distinct sizes", "0 to 4G",
-		"0|1|both", "bios|uefi", "tcg|kvm", "256 to 16384", "1 to 100",
+		"0|1|both", "bios|uefi", "tcg|kvm", "256 to 65536", "1 to 100",
 		"unthrottled", "450 MiB/s, 40000 IOPS", "20 MiB/s, 2000 IOPS",
 		"10 MiB/s, 300 IOPS", "100 MiB/s, 150 IOPS",
 	};
@@ -469,7 +471,7 @@ static void test_help(void)
 		}
 	tap_ok(all, "usage names every option and range");
 	all = true;
-	for (const struct disk_profile *p = lab_profiles; p->name; p++) {
+	for (const struct disk_profile *p = disk_profiles; p->name; p++) {
 		char line[128];
 
 		snprintf(line, sizeof(line), "  %s ", p->name);
@@ -505,16 +507,16 @@ static void test_sizes(void)
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		v = 12345;
-		tap_ok(lab_parse_size(good[i].s, &v) && v == good[i].v,
+		tap_ok(cli_size(good[i].s, &v) && v == good[i].v,
 		       "size '%s' = %llu", good[i].s,
 		       (unsigned long long)good[i].v);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		v = 12345;
-		tap_ok(!lab_parse_size(bad[i], &v) && v == 12345,
+		tap_ok(!cli_size(bad[i], &v) && v == 12345,
 		       "size '%s' rejected, output untouched", bad[i]);
 	}
-	tap_ok(!lab_parse_size(NULL, &v), "size NULL rejected");
+	tap_ok(!cli_size(NULL, &v), "size NULL rejected");
 }
 
 static void test_profiles(void)
@@ -531,21 +533,45 @@ static void test_profiles(void)
 	};
 	size_t n = 0;
 
-	for (const struct disk_profile *p = lab_profiles; p->name; p++)
+	for (const struct disk_profile *p = disk_profiles; p->name; p++)
 		n++;
 	tap_ok(n == 5, "five profiles before the terminator");
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		const struct disk_profile *p = lab_profile(want[i].name);
+		const struct disk_profile *p = disk_profile(want[i].name);
 
-		tap_ok(p && p == &lab_profiles[i] && p->write_bps == want[i].bps &&
+		tap_ok(p && p == &disk_profiles[i] && p->write_bps == want[i].bps &&
 		       p->write_iops == want[i].iops && p->what && p->what[0],
 		       "profile %s: %llu B/s, %llu IOPS", want[i].name,
 		       (unsigned long long)want[i].bps,
 		       (unsigned long long)want[i].iops);
 	}
-	tap_ok(!lab_profile("ssd") && !lab_profile("") && !lab_profile(NULL) &&
-	       !lab_profile("EMMC") && !lab_profile("nvme "),
+	tap_ok(!disk_profile("ssd") && !disk_profile("") && !disk_profile(NULL) &&
+	       !disk_profile("EMMC") && !disk_profile("nvme "),
 	       "unknown profile names give NULL");
+}
+
+/* The guest is sized from the dirty list: four times it plus 512 MiB. */
+static void test_mem(void)
+{
+	struct lab_opts o = { 0 };
+	struct res r;
+
+	tap_ok(!parse(&o, &r, NULL) && lab_mem_mb(&o) == 2048,
+	       "mem: 2048 MiB for the default dirty list");
+	tap_ok(!parse(&o, &r, "-d", "4G", NULL) && lab_mem_mb(&o) == 16896,
+	       "mem: -d 4G sizes the guest at 16896 MiB, not 25.6 GB");
+	tap_ok(!parse(&o, &r, "-d", "1G", "--mem", "8192", NULL) && lab_mem_mb(&o) == 8192,
+	       "mem: --mem wins");
+	tap_ok(!parse(&o, &r, "--test-resume-delay", "300", NULL) && o.resume_delay_ms == 300,
+	       "--test-resume-delay 300");
+	tap_ok(parse(&o, &r, "--test-resume-delay", "+3", NULL) == 2,
+	       "--test-resume-delay +3 refused");
+	tap_ok(!parse(&o, &r, NULL) && o.hx.drive_model == HX_DRIVE_AUTO,
+	       "--drive-model auto by default");
+	tap_ok(!parse(&o, &r, "--drive-model", "off", NULL) && o.hx.drive_model == HX_DRIVE_OFF,
+	       "--drive-model off");
+	tap_ok(parse(&o, &r, "--drive-model", "on", NULL) == 2 && strstr(r.err, "auto, off"),
+	       "--drive-model on refused, naming auto and off");
 }
 
 int main(void)
@@ -562,5 +588,6 @@ int main(void)
 	test_help();
 	test_sizes();
 	test_profiles();
+	test_mem();
 	return tap_done();
 }

@@ -2,8 +2,9 @@
  * t_stats: the order statistics behind every summary the lab prints.
  *
  * Guards: the median of odd and even counts (mean of the middle two),
- * negative "not measured" values and NaN being skipped rather than counted
- * as fast cycles, the empty case giving -1 everywhere, the nearest-rank
+ * NaN ("not measured") being skipped rather than counted as a fast cycle,
+ * negative values (a host that read late) kept as the measurements they
+ * are, the empty case giving NaN everywhere, the nearest-rank
  * p95 (19 of 1..20, 95 of 1..100, never an interpolated value), a single
  * value, and the caller's array coming back in its original order.
  */
@@ -17,7 +18,7 @@
 
 static bool same(double a, double b)
 {
-	return fabs(a - b) < 1e-12;
+	return (isnan(a) && isnan(b)) || fabs(a - b) < 1e-12;
 }
 
 static void check(const char *what, const double *v, int n, int want_n,
@@ -37,20 +38,20 @@ int main(void)
 	static const double odd[] = { 5, 1, 3 };
 	static const double even[] = { 4, 1, 3, 2 };
 	static const double neg[] = { -1, 2, -0.5, 8, 4, -1 };
-	static const double all_neg[] = { -1, -1 };
+	static const double all_nan[] = { NAN, NAN };
 	static const double one[] = { 0.25 };
 	static const double zero[] = { 0, 0, 7 };
 	double with_nan[] = { 3, NAN, 1 };
-	double twenty[20], hundred[100], mixed[] = { 9, -1, 2, 7, 1 };
+	double twenty[20], hundred[100], mixed[] = { 9, NAN, 2, 7, 1 };
 	double copy[N(mixed)];
 	struct stats s;
 
 	check("odd n", odd, N(odd), 3, 1, 3, 5, 5);
 	check("even n: median is the mean of the middle two", even, N(even),
 	      4, 1, 2.5, 4, 4);
-	check("negatives are not measured", neg, N(neg), 3, 2, 4, 8, 8);
-	check("only negatives: all -1", all_neg, N(all_neg), 0, -1, -1, -1, -1);
-	check("n = 0: all -1", odd, 0, 0, -1, -1, -1, -1);
+	check("negatives are measurements", neg, N(neg), 6, -1, 0.75, 8, 8);
+	check("only NaN: all NaN", all_nan, N(all_nan), 0, NAN, NAN, NAN, NAN);
+	check("n = 0: all NaN", odd, 0, 0, NAN, NAN, NAN, NAN);
 	check("single value", one, N(one), 1, 0.25, 0.25, 0.25, 0.25);
 	check("zero is a measurement", zero, N(zero), 3, 0, 0, 7, 7);
 	check("NaN is not measured", with_nan, N(with_nan), 2, 1, 2, 3, 3);

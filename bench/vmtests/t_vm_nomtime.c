@@ -57,7 +57,7 @@ int main(void)
 	if (!tap_ok(!nm_make_disk(img, "ext4", "ext4", 64 << 20),
 		    "data disk: two ext4 partitions (nmallow, nmdeny)"))
 		goto out;
-	cfg.data_disk = img;
+	cfg.drives[cfg.n_drives++] = (struct vm_drive){ .file = img };
 	v = vmtest_boot(&vm, &cfg, "nomtime");
 	if (!tap_ok(v == VERDICT_OK, "guest boots to agent READY (%s)", verdict_name(v)))
 		goto out;

@@ -31,8 +31,8 @@ static bool cycle(const char *state, int sync, enum cut_point cut,
 	o.sync = sync;
 	o.cut = cut;
 	o.tamper = tamper;
-	pc_cycle(&o, idx++, r);
-	return tap_ok(r->verdict == VERDICT_OK && r->cut_by_sigkill,
+	pc_cycle(&o, idx++, r, NULL);
+	return tap_ok(r->verdict == VERDICT_OK && r->cut_by_sigkill && r->judged,
 		      "%s sync=%d cut=%s%s: cut by SIGKILL and judged (%s)", state,
 		      sync, cut_name(cut), tamper ? " (tampered)" : "",
 		      verdict_name(r->verdict));
@@ -59,11 +59,12 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	base = (struct pc_opts){
-		.kernel = getenv("KERNEL"), .initrd = getenv("INITRD"),
-		.tools_disk = getenv("TOOLS_DISK"), .out_dir = dir,
-		.cut_offset_ms = -1, .cycles = 1, .big_bytes = 4 << 20,
-		.profile = lab_profile("emmc"), .seed = 7, .quiet = true,
+		.cut_offset_ms = -1, .cycles = 1, .big_bytes = 4 << 20, .seed = 7,
 	};
+	hx_opts_defaults(&base.hx);
+	base.hx.out_dir = dir;
+	base.hx.quiet = true;
+	base.hx.keep_logs = getenv("SLAB_LOGDIR") != NULL;
 
 	for (int i = 0; i < mem_cuts; i++) {
 		snprintf(what, sizeof(what), "mem sync=1 suspended #%d", i + 1);

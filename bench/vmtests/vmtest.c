@@ -1,16 +1,9 @@
 #include "vmtest.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-
-static void on_signal(int sig)
-{
-	vm_kill_all();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
+#include "cleanup.h"
 
 enum verdict vmtest_boot(struct vm *vm, struct vm_config *cfg,
 			 const char *logname)
@@ -19,9 +12,7 @@ enum verdict vmtest_boot(struct vm *vm, struct vm_config *cfg,
 	const char *dir = getenv("SLAB_LOGDIR");
 	enum verdict v;
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	cleanup_install();
 	cfg->kernel = getenv("KERNEL");
 	cfg->initrd = getenv("INITRD");
 	if (!cfg->kernel || !cfg->initrd) {

@@ -3,13 +3,15 @@
  * suspend-sync guest agent: answers the host lab over the virtio-serial
  * port AGENT_PORT_NAME (protocol in proto/agent_proto.h).  It writes the
  * suspend state itself and reports afterwards, because input sent to the
- * guest while it suspends can be lost.
+ * guest while it suspends can be lost.  Every line it sends carries the
+ * sequence number of the request it answers.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
-#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 #define TRACE_DIR "/sys/kernel/tracing"
 
 static int port = -1;
+static unsigned long seq;	/* of the request being answered */
 
 static void klog(const char *fmt, ...)
 {
@@ -44,41 +47,48 @@ static void klog(const char *fmt, ...)
 	}
 }
 
-static void send_all(const char *buf, size_t len)
+static void sendf(const char *fmt, ...)
 {
-	if (agent_write_all(port, buf, len)) {
+	char buf[AGENT_LINE_MAX];
+	va_list ap;
+	int n, h;
+
+	h = snprintf(buf, sizeof(buf), "%lu ", seq);
+	va_start(ap, fmt);
+	n = vsnprintf(buf + h, sizeof(buf) - h - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n += h;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	/* one message per line, whatever the payload held */
+	for (int i = h; i < n; i++)
+		if (buf[i] == '\n' || buf[i] == '\r')
+			buf[i] = ' ';
+	buf[n++] = '\n';
+	if (agent_write_all(port, buf, n)) {
 		klog("write to port failed: %s\n", strerror(errno));
 		exit(1);
 	}
 }
 
-static void sendf(const char *fmt, ...)
-{
-	char buf[AGENT_LINE_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (n > (int)sizeof(buf) - 2)
-		n = sizeof(buf) - 2;
-	/* one message per line, whatever the payload held */
-	for (int i = 0; i < n; i++)
-		if (buf[i] == '\n' || buf[i] == '\r')
-			buf[i] = ' ';
-	buf[n++] = '\n';
-	send_all(buf, n);
-}
-
-static long long mono_ns(void)
+static long long clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The three clocks, read back to back: mono for the trace, real for the
+ * host, boot for time that went by while suspended. */
+static void clocks(char *buf, size_t n)
+{
+	long long m = clock_ns(CLOCK_MONOTONIC), r = clock_ns(CLOCK_REALTIME);
+	long long b = clock_ns(CLOCK_BOOTTIME);
+
+	snprintf(buf, n, "mono_ns=%lld real_ns=%lld boot_ns=%lld", m, r, b);
 }
 
 static int open_port(void)
@@ -110,8 +120,7 @@ static int open_port(void)
 	return fd;
 }
 
-/* Sends each line of a file with the given tag; returns 0 or errno.
- * filter: NULL for every line, else a '|'-separated list of substrings. */
+/* filter: NULL for every line, else a '|'-separated list of substrings */
 static bool wanted(const char *line, const char *filter)
 {
 	char buf[256], *tok, *save;
@@ -125,18 +134,18 @@ static bool wanted(const char *line, const char *filter)
 	return false;
 }
 
+/* Sends each wanted line of a file with the given tag; 0 or errno. */
 static int send_file(const char *tag, const char *path, const char *filter)
 {
-	char line[AGENT_LINE_MAX - 16];
+	char line[AGENT_LINE_MAX - 32];
 	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return errno;
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '#' || !wanted(line, filter))
-			continue;
-		sendf("%s %s", tag, line);
+		if (wanted(line, filter))
+			sendf("%s %s", tag, line);
 	}
 	fclose(f);
 	return 0;
@@ -177,7 +186,7 @@ static void meminfo(long long *dirty, long long *wb)
 
 static void cmd_run(const char *cmd)
 {
-	char line[AGENT_LINE_MAX - 16];
+	char line[AGENT_LINE_MAX - 32];
 	int pfd[2], status;
 	FILE *out;
 	pid_t pid;
@@ -209,13 +218,17 @@ static void cmd_run(const char *cmd)
 	      128 + WTERMSIG(status));
 }
 
-static void cmd_suspend(const char *state)
+static void cmd_suspend(const char *arg)
 {
-	long long dirty, wb, t0, t1;
-	int kfd, rc;
-	char rec[2048];
+	long long dirty, wb, ret;
+	char state[16], rec[2048], t0[128], t1[128];
+	int kfd, rc, delay_ms = 0;
 	ssize_t n;
 
+	if (sscanf(arg, "%15s %d", state, &delay_ms) < 1 || delay_ms < 0) {
+		sendf("DONE status=%d", EINVAL);
+		return;
+	}
 	/* a fresh trace buffer and the kernel log from here on */
 	write_file(TRACE_DIR "/trace", "");
 	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -223,15 +236,19 @@ static void cmd_suspend(const char *state)
 		lseek(kfd, 0, SEEK_END);
 
 	meminfo(&dirty, &wb);
-	t0 = mono_ns();
-	sendf("REQUEST t_ns=%lld dirty_kb=%lld writeback_kb=%lld state=%s",
-	      t0, dirty, wb, state);
+	clocks(t0, sizeof(t0));
+	sendf("REQUEST %s dirty_kb=%lld writeback_kb=%lld state=%s", t0, dirty,
+	      wb, state);
 	rc = write_file("/sys/power/state", state);
-	t1 = mono_ns();
-	sendf("RESUMED t_ns=%lld rc=%d", t1, rc);
+	ret = clock_ns(CLOCK_MONOTONIC);
+	if (delay_ms)
+		usleep(delay_ms * 1000);
+	/* the clocks as RESUMED leaves, and when the state write returned */
+	clocks(t1, sizeof(t1));
+	sendf("RESUMED %s ret_mono_ns=%lld rc=%d", t1, ret, rc);
 
 	send_file("TRACE", TRACE_DIR "/trace",
-		  "suspend_resume:|suspend_sync_skipped:");
+		  "suspend_resume:|suspend_page_cache:");
 	while (kfd >= 0) {
 		n = read(kfd, rec, sizeof(rec) - 1);
 		if (n < 0 && errno == EPIPE)
@@ -304,14 +321,41 @@ static void cmd_write(const char *arg)
 	sendf("DONE status=%d", err);
 }
 
+static const char *type_name(mode_t m)
+{
+	return S_ISREG(m) ? "reg" : S_ISLNK(m) ? "lnk" : S_ISDIR(m) ? "dir" : "other";
+}
+
+/* Fills buf from offset off until full or end of file; bytes read or -1. */
+static ssize_t read_full(int fd, unsigned char *buf, size_t n, off_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, buf + got, n - got, off + got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (!r)
+			break;
+		got += r;
+	}
+	return got;
+}
+
 /*
- * VERIFY <path> <seed> <size>: judges every byte against the pattern.
- * OUT exists=0|1 size=<actual> good=<bytes matching within [0, size)>
+ * VERIFY <path> <seed> <size>: judges the first <size> bytes against the
+ * pattern (pattern_judge(): whole words, so zeroed ranges count as lost).
+ * Never follows a symlink.
+ * OUT type=.. size=<actual> good=<bytes> first_bad=<offset of the first
+ * byte not good, or size if none>
  */
 static void cmd_verify(const char *arg)
 {
 	static unsigned char buf[1 << 16], want[1 << 16];
-	unsigned long long seed, size, off = 0, good = 0;
+	unsigned long long seed, size, off, good = 0, first_bad;
 	char path[512];
 	struct stat st;
 	int fd;
@@ -320,63 +364,129 @@ static void cmd_verify(const char *arg)
 		sendf("DONE status=%d", EINVAL);
 		return;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		sendf("OUT exists=0 size=0 good=0");
-		sendf("DONE status=0");
-		if (fd >= 0)
-			close(fd);
+	first_bad = size;
+	if (lstat(path, &st)) {
+		int err = errno == ENOENT ? 0 : errno;	/* sendf() may change errno */
+
+		sendf("OUT type=none size=0 good=0 first_bad=0");
+		sendf("DONE status=%d", err);
 		return;
 	}
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
+	fd = S_ISREG(st.st_mode) ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (fd < 0) {
+		sendf("OUT type=%s size=%lld good=0 first_bad=0",
+		      S_ISREG(st.st_mode) ? "other" : type_name(st.st_mode),
+		      (long long)st.st_size);
+		sendf("DONE status=0");
+		return;
+	}
+	for (off = 0; off < size; off += sizeof(buf)) {
+		size_t n = size - off < sizeof(buf) ? size - off : sizeof(buf);
+		ssize_t got = read_full(fd, buf, n, off);
+		size_t fb;
 
-		if (n <= 0)
-			break;
-		pattern_fill(seed, off, want, n);
-		for (ssize_t i = 0; i < n && off + i < size; i++)
-			good += buf[i] == want[i];
-		off += n;
+		if (got < 0) {
+			int err = errno;
+
+			close(fd);
+			sendf("DONE status=%d", err);
+			return;
+		}
+		good += pattern_judge(seed, off, buf, got, n, want, &fb);
+		if (fb < n && first_bad == size)
+			first_bad = off + fb;
 	}
 	close(fd);
-	sendf("OUT exists=1 size=%lld good=%llu", (long long)st.st_size, good);
+	sendf("OUT type=reg size=%lld good=%llu first_bad=%llu",
+	      (long long)st.st_size, good, first_bad);
+	sendf("DONE status=0");
+}
+
+/* LIST <dir>: every entry below dir, "OUT <type> <path relative to dir>" */
+static int list_dir(const char *root, const char *rel, int depth)
+{
+	char path[2048], sub[1024];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s%s%s", root, *rel ? "/" : "", rel);
+	d = opendir(path);
+	if (!d)
+		return errno;
+	while (!err && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", root, sub);
+		if (lstat(path, &st)) {
+			err = errno;
+			break;
+		}
+		sendf("OUT %s %s", type_name(st.st_mode), sub);
+		if (S_ISDIR(st.st_mode) && depth < 16)
+			err = list_dir(root, sub, depth + 1);
+	}
+	closedir(d);
+	return err;
+}
+
+static void cmd_clock(void)
+{
+	char t[128];
+
+	clocks(t, sizeof(t));
+	sendf("OUT %s", t);
 	sendf("DONE status=0");
 }
 
 static void dispatch(char *line)
 {
-	char *arg = line + strcspn(line, " ");
+	char *end, *verb, *arg;
 
+	seq = strtoul(line, &end, 10);
+	if (end == line || *end != ' ') {
+		seq = 0;
+		klog("request without a sequence number dropped\n");
+		return;
+	}
+	verb = end + 1;
+	arg = verb + strcspn(verb, " ");
 	if (*arg)
 		*arg++ = '\0';
-	if (!strcmp(line, "RUN")) {
+	if (!strcmp(verb, "RUN")) {
 		cmd_run(arg);
-	} else if (!strcmp(line, "SET")) {
+	} else if (!strcmp(verb, "SET")) {
 		char *val = arg + strcspn(arg, " ");
 
 		if (*val)
 			*val++ = '\0';
 		sendf("DONE status=%d", write_file(arg, val));
-	} else if (!strcmp(line, "GET")) {
+	} else if (!strcmp(verb, "GET")) {
 		int err = send_file("OUT", arg, NULL);
 
 		sendf("DONE status=%d", err);
-	} else if (!strcmp(line, "WRITE")) {
+	} else if (!strcmp(verb, "WRITE")) {
 		cmd_write(arg);
-	} else if (!strcmp(line, "VERIFY")) {
+	} else if (!strcmp(verb, "VERIFY")) {
 		cmd_verify(arg);
-	} else if (!strcmp(line, "SUSPEND")) {
+	} else if (!strcmp(verb, "LIST")) {
+		sendf("DONE status=%d", list_dir(arg, "", 0));
+	} else if (!strcmp(verb, "CLOCK")) {
+		cmd_clock();
+	} else if (!strcmp(verb, "SUSPEND")) {
 		cmd_suspend(arg);
 	} else {
-		klog("unknown request '%s'\n", line);
+		klog("unknown request '%s'\n", verb);
 		sendf("DONE status=%d", EINVAL);
 	}
 }
 
 int main(void)
 {
-	static char buf[AGENT_LINE_MAX * 2];
-	size_t len = 0;
+	static struct agent_lines in;
+	char line[AGENT_LINE_MAX];
 	struct utsname u;
 
 	for (int i = 0; i < 200 && port < 0; i++) {
@@ -393,16 +503,14 @@ int main(void)
 	      u.release, access("/proc/sys/kernel/suspend_sync", F_OK) ?
 	      "sync_on_suspend" : "suspend_sync");
 	for (;;) {
-		ssize_t n = read(port, buf + len, sizeof(buf) - 1 - len);
-		char *nl;
+		size_t room;
+		char *tail = agent_lines_tail(&in, &room);
+		ssize_t n = read(port, tail, room);
+		enum agent_frame f;
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN) {
-			usleep(10000);
-			continue;
-		}
-		if (n == 0) {
+		if ((n < 0 && errno == EAGAIN) || n == 0) {
 			/* host not connected yet, or reconnecting */
 			usleep(20000);
 			continue;
@@ -411,17 +519,12 @@ int main(void)
 			klog("read from port failed: %s\n", strerror(errno));
 			return 1;
 		}
-		len += n;
-		buf[len] = '\0';
-		while ((nl = memchr(buf, '\n', len))) {
-			*nl = '\0';
-			dispatch(buf);
-			len -= nl + 1 - buf;
-			memmove(buf, nl + 1, len);
-		}
-		if (len == sizeof(buf) - 1) {
-			klog("request line too long, dropped\n");
-			len = 0;
+		agent_lines_add(&in, n);
+		while ((f = agent_lines_take(&in, line, sizeof(line))) != AGENT_FRAME_NEED) {
+			if (f == AGENT_FRAME_TOOLONG)
+				klog("request line too long, dropped\n");
+			else
+				dispatch(line);
 		}
 	}
 }

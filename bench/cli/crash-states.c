@@ -1,0 +1,163 @@
+/* crash-states: command line only; the engine is crash/ in libslab. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "clock.h"
+#include "crash.h"
+#include "image.h"
+
+/* A new recording replaces every earlier cycle: judging must never mix. */
+static int clear_recordings(const char *rec)
+{
+	static const char *const files[] = { "base.img", "write.log", "meta.json", "work.img",
+					     "replay.img" };
+	DIR *d = opendir(rec);
+	struct dirent *de;
+
+	if (!d)
+		return mkdir(rec, 0755) && errno != EEXIST ? -1 : 0;
+	while ((de = readdir(d))) {
+		char p[1400];
+		int num;
+
+		if (sscanf(de->d_name, "cycle-%d", &num) != 1)
+			continue;
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			snprintf(p, sizeof(p), "%s/%s/%s", rec, de->d_name, files[i]);
+			unlink(p);
+		}
+		snprintf(p, sizeof(p), "%s/%s", rec, de->d_name);
+		rmdir(p);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int record(const struct cs_opts *o)
+{
+	int number = 0, failed = 0;
+
+	if (clear_recordings(o->rec_dir)) {
+		fprintf(stderr, "%s: cannot make %s: %s\n", cli_prog, o->rec_dir, strerror(errno));
+		return 2;
+	}
+	/* alternate the settings, so drift hits both alike */
+	for (int i = 0; i < o->cycles; i++)
+		for (int sync = 1; sync >= 0; sync--) {
+			char dir[1200];
+			enum verdict v;
+
+			if (!(o->syncs & (1 << sync)))
+				continue;
+			snprintf(dir, sizeof(dir), "%s/cycle-%d", o->rec_dir, ++number);
+			v = cs_record(o, number, sync, dir);
+			failed += v != VERDICT_OK;
+			if (!o->hx.quiet || v)
+				fprintf(stderr, "%s: cycle %d (sync=%d): %s\n", cli_prog, number, sync,
+					v ? verdict_name(v) : "recorded");
+		}
+	return failed ? 1 : 0;
+}
+
+static int report(const struct cs_opts *o, char **paths, int n)
+{
+	struct cs_run run;
+	int rc = cs_merge(paths, n, &run);
+
+	if (!rc) {
+		cs_report_table(stdout, &run);
+		rc = cs_report_files(o->hx.out_dir, &run) ? 1 : 0;
+		if (!rc)
+			fprintf(stderr, "%s: wrote %s/crash.{json,csv,svg}\n", cli_prog,
+				o->hx.out_dir);
+	}
+	cs_run_free(&run);
+	return rc;
+}
+
+static int merge(const struct cs_opts *o)
+{
+	char pat[1200];
+	glob_t g;
+	int rc;
+
+	snprintf(pat, sizeof(pat), "%s/crash-shard-*-of-*.json", o->hx.out_dir);
+	if (glob(pat, 0, NULL, &g)) {
+		fprintf(stderr, "%s: merge: no %s\n", cli_prog, pat);
+		return 2;
+	}
+	rc = report(o, g.gl_pathv, g.gl_pathc);
+	globfree(&g);
+	return rc;
+}
+
+static int judge(const struct cs_opts *o, char *path, size_t n)
+{
+	struct cs_backend be = cs_vm_backend(o);
+	int rc = be.ctx ? cs_judge(o, &be, path, n) : 2;
+
+	cs_vm_backend_done(&be);
+	return rc;
+}
+
+static int replay(const struct cs_opts *o)
+{
+	struct cs_cycle c;
+	struct cs_state s;
+	char dir[1200], base[1400], why[300];
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/cycle-%d", o->rec_dir, o->replay_cycle);
+	if (cs_cycle_load(&c, dir, o->replay_cycle))
+		return 2;
+	cs_parse(o->replay_state, &s);
+	snprintf(base, sizeof(base), "%s/base.img", dir);
+	rc = cs_build_image(&c.log, &s, base, o->replay_image, why, sizeof(why));
+	if (rc)
+		fprintf(stderr, "%s: %s\n", cli_prog, why);
+	else
+		fprintf(stderr, "%s: wrote %s: state %s of cycle %d (%d log entries)\n", cli_prog,
+			o->replay_image, o->replay_state, o->replay_cycle, c.log.n);
+	cs_cycle_free(&c);
+	return rc ? 2 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cs_opts o;
+	char path[1200], *paths[1] = { path };
+	double t0 = mono_now();
+	int rc = cs_parse_args(argc, argv, &o);
+
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	cleanup_install();
+	if (!strcmp(o.cmd, "merge"))
+		return merge(&o);
+	if (!strcmp(o.cmd, "replay"))
+		return replay(&o);
+	if (hx_check_inputs(&o.hx, true))
+		return 2;
+	if (!strcmp(o.cmd, "record"))
+		return record(&o);
+	if (!strcmp(o.cmd, "judge"))
+		return judge(&o, path, sizeof(path));
+	/* all: one shard, its own report */
+	o.shard_k = o.shard_n = 1;
+	rc = record(&o);
+	if (rc == 2)
+		return 2;
+	rc |= judge(&o, path, sizeof(path));
+	if (rc < 2 && !access(path, R_OK))
+		rc |= report(&o, paths, 1);
+	fprintf(stderr, "%s: total %.0f s\n", cli_prog, mono_now() - t0);
+	return rc;
+}

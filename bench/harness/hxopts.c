@@ -1,0 +1,170 @@
+/* The options every program of the lab shares, and their up-front checks. */
+#include "hx.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MIB (1024ULL * 1024)
+
+void hx_opts_defaults(struct hx_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->profile = disk_profile("emmc");
+	o->firmware = VM_FW_BIOS;
+	o->accel = "tcg";
+	o->out_dir = "results";
+	o->timeout_scale = 1;
+	o->kernel = cli_env("KERNEL");
+	o->initrd = cli_env("INITRD");
+	o->tools_disk = cli_env("TOOLS_DISK");
+}
+
+int hx_opts_handle(struct hx_opts *o, int c, const char *arg)
+{
+	long long v;
+	int rc;
+
+	switch (c) {
+	case 'k':
+		return cli_path("kernel", arg, &o->kernel);
+	case 'i':
+		return cli_path("initrd", arg, &o->initrd);
+	case 't':
+		return cli_path("tools-disk", arg, &o->tools_disk);
+	case 'o':
+		return cli_path("out", arg, &o->out_dir);
+	case 'p':
+		o->profile = disk_profile(arg);
+		return o->profile ? 0 : cli_bad("--profile: '%s' is not a profile (valid: %s)",
+						arg, disk_profile_names());
+	case 'f':
+		if (!strcmp(arg, "bios"))
+			o->firmware = VM_FW_BIOS;
+		else if (!strcmp(arg, "uefi"))
+			o->firmware = VM_FW_UEFI;
+		else
+			return cli_bad("--firmware: '%s' is not a firmware (valid: bios, uefi)", arg);
+		return 0;
+	case 'a':
+		if (strcmp(arg, "tcg") && strcmp(arg, "kvm"))
+			return cli_bad("--accel: '%s' is not an accelerator (valid: tcg, kvm)", arg);
+		o->accel = !strcmp(arg, "tcg") ? "tcg" : "kvm";
+		return 0;
+	case HX_OPT_TIMEOUT_SCALE:
+		rc = cli_int("timeout-scale", arg, 1, 100, &v);
+		if (!rc)
+			o->timeout_scale = v;
+		return rc;
+	case HX_OPT_SHOW_COMMAND:
+		o->show_command = true;
+		return 0;
+	case HX_OPT_DRIVE_MODEL:
+		if (strcmp(arg, "auto") && strcmp(arg, "off"))
+			return cli_bad("--drive-model: '%s' is not a mode (valid: auto, off)", arg);
+		o->drive_model = strcmp(arg, "off") ? HX_DRIVE_AUTO : HX_DRIVE_OFF;
+		return 0;
+	case HX_OPT_KEEP_LOGS:
+		o->keep_logs = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+const char *hx_opts_valid(int c)
+{
+	switch (c) {
+	case 'p': return disk_profile_names();
+	case 'f': return "bios, uefi";
+	case 'a': return "tcg, kvm";
+	case HX_OPT_TIMEOUT_SCALE: return "1 to 100";
+	case HX_OPT_DRIVE_MODEL: return "auto, off";
+	case 'o': return "a directory";
+	case 'k': case 'i': case 't': return "a file";
+	default: return NULL;
+	}
+}
+
+void hx_opts_usage(FILE *f)
+{
+	const struct disk_profile *p;
+
+	fprintf(f,
+		" -p, --profile NAME       disk profile, see below (default emmc)\n"
+		" -f, --firmware bios|uefi guest firmware (default bios)\n"
+		" -a, --accel tcg|kvm      QEMU accelerator (default tcg)\n"
+		" -k, --kernel PATH        guest kernel (default $KERNEL; required)\n"
+		" -i, --initrd PATH        guest initrd (default $INITRD; required)\n"
+		" -t, --tools-disk PATH    read-only tools image (default $TOOLS_DISK)\n"
+		" -o, --out DIR            results directory (default results)\n"
+		"     --timeout-scale N    multiply every timeout, 1 to 100 (default 1)\n"
+		"     --drive-model MODE   auto: nbdkit under the data disk where the profile\n"
+		"                          has a flush latency or a volatile cache; off\n"
+		"     --show-command       print the QEMU command line\n"
+		"     --keep-logs          keep the guest and QEMU logs\n"
+		" -q, --quiet              no progress lines\n"
+		" -h, --help               this text\n\n"
+		"Disk profiles (write side):\n");
+	for (p = disk_profiles; p->name; p++) {
+		char lim[64];
+
+		if (p->write_bps || p->write_iops)
+			snprintf(lim, sizeof(lim), "%llu MiB/s, %llu IOPS",
+				 (unsigned long long)(p->write_bps / MIB),
+				 (unsigned long long)p->write_iops);
+		else
+			snprintf(lim, sizeof(lim), "unthrottled");
+		fprintf(f, "  %-5s %-22s flush %2d ms, cache %-3s %s\n", p->name, lim,
+			p->flush_ms, p->volatile_cache ? "on" : "off", p->what);
+	}
+}
+
+static int readable_file(const char *opt, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return cli_bad("--%s: '%s': %s", opt, path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return cli_bad("--%s: '%s' is not a regular file", opt, path);
+	if (access(path, R_OK))
+		return cli_bad("--%s: '%s': %s", opt, path, strerror(errno));
+	return 0;
+}
+
+int hx_check_inputs(const struct hx_opts *o, bool need_tools)
+{
+	struct stat st;
+	char parent[1024];
+
+	if (!o->kernel)
+		return cli_bad("no kernel: give --kernel or KERNEL=");
+	if (!o->initrd)
+		return cli_bad("no initrd: give --initrd or INITRD=");
+	if (need_tools && !o->tools_disk)
+		return cli_bad("no tools disk: give --tools-disk or TOOLS_DISK= (make tools)");
+	if (readable_file("kernel", o->kernel) || readable_file("initrd", o->initrd) ||
+	    (o->tools_disk && readable_file("tools-disk", o->tools_disk)))
+		return 2;
+	if (!stat(o->out_dir, &st)) {
+		if (!S_ISDIR(st.st_mode))
+			return cli_bad("--out: '%s' is not a directory", o->out_dir);
+		if (access(o->out_dir, W_OK | X_OK))
+			return cli_bad("--out: '%s': %s", o->out_dir, strerror(errno));
+		return 0;
+	}
+	snprintf(parent, sizeof(parent), "%s", o->out_dir);
+	if (errno != ENOENT || stat(dirname(parent), &st) || !S_ISDIR(st.st_mode) ||
+	    mkdir(o->out_dir, 0755))
+		return cli_bad("--out: cannot make '%s': %s", o->out_dir, strerror(errno));
+	return 0;
+}

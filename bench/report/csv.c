@@ -1,0 +1,86 @@
+#include "csv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+void csv_begin(struct csv *c, FILE *f, const char *const *cols, int n)
+{
+	c->f = f;
+	c->n_cols = n;
+	c->col = 0;
+	c->bad = false;
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "," : "", cols[i]);
+	fputc('\n', f);
+}
+
+static void sep(struct csv *c)
+{
+	if (c->col++)
+		fputc(',', c->f);
+	if (c->col > c->n_cols)
+		c->bad = true;
+}
+
+void csv_str(struct csv *c, const char *s)
+{
+	sep(c);
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, c->f);
+		return;
+	}
+	fputc('"', c->f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', c->f);
+		fputc(*s, c->f);
+	}
+	fputc('"', c->f);
+}
+
+void csv_int(struct csv *c, long long v)
+{
+	sep(c);
+	fprintf(c->f, "%lld", v);
+}
+
+void csv_num(struct csv *c, double v)
+{
+	sep(c);
+	if (!isnan(v))
+		fprintf(c->f, "%.9g", v);
+}
+
+void csv_kb(struct csv *c, long long v)
+{
+	sep(c);
+	if (v >= 0)
+		fprintf(c->f, "%lld", v);
+}
+
+void csv_bool(struct csv *c, int v)
+{
+	sep(c);
+	if (v >= 0)
+		fputs(v ? "true" : "false", c->f);
+}
+
+void csv_end_row(struct csv *c)
+{
+	if (c->col != c->n_cols)
+		c->bad = true;
+	c->col = 0;
+	fputc('\n', c->f);
+}
+
+int csv_finish(struct csv *c)
+{
+	if (c->bad) {
+		errno = EINVAL;
+		return -1;
+	}
+	return ferror(c->f) ? -1 : 0;
+}

@@ -1,0 +1,313 @@
+/* fakeqemu's guest agent: the real protocol, a scripted guest. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_proto.h"
+#include "fake.h"
+
+#define FIO "/opt/tools/bin/fio"
+
+static struct agent_lines in;
+static unsigned long cur;	/* request being answered */
+static int requests;
+static double suspend_at;	/* pending suspend (stall-ms); 0: none */
+static bool mem_state;
+static int resume_delay_ms;
+static double suspended_mono;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void say(const char *fmt, ...)
+{
+	char buf[AGENT_LINE_MAX];
+	unsigned long seq = fk_has("wrong-seq") && cur ? cur + 1 : cur;
+	va_list ap;
+	int h = snprintf(buf, sizeof(buf), "%lu ", seq), n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + h, sizeof(buf) - h - 1, fmt, ap);
+	va_end(ap);
+	n += h;
+	buf[n++] = '\n';
+	if (fk.agent >= 0)
+		agent_write_all(fk.agent, buf, n);
+}
+
+static void clocks(char *buf, size_t n)
+{
+	struct timespec m, r, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	snprintf(buf, n, "mono_ns=%lld real_ns=%lld boot_ns=%lld",
+		 m.tv_sec * 1000000000LL + m.tv_nsec, r.tv_sec * 1000000000LL + r.tv_nsec,
+		 b.tv_sec * 1000000000LL + b.tv_nsec);
+}
+
+void agent_hello(void)
+{
+	const char *v = fk_arg("version");
+
+	if (fk_has("no-ready"))
+		return;
+	cur = 0;
+	say("READY version=%d release=6.1.0-fake knob=suspend_sync",
+	    v ? atoi(v) : AGENT_PROTO_VERSION);
+}
+
+/* "--filename=X" or similar: the word after key, under the mount */
+static const char *word_after(const char *s, const char *key, char *out, size_t n)
+{
+	const char *p = strstr(s, key);
+
+	out[0] = '\0';
+	if (p)
+		snprintf(out, n, "%.*s", (int)strcspn(p + strlen(key), " ;&|"),
+			 p + strlen(key));
+	return out;
+}
+
+static void run_fio(const char *cmd)
+{
+	char file[256], size[32];
+
+	word_after(cmd, "--filename=", file, sizeof(file));
+	word_after(cmd, "--size=", size, sizeof(size));
+	if (strstr(cmd, ".fio")) {	/* a workload's job file: its bytes, in DIR */
+		char dir[200];
+
+		word_after(cmd, "DIR=", dir, sizeof(dir));
+		word_after(cmd, "SIZE=", size, sizeof(size));
+		snprintf(file, sizeof(file), "%s/workload", dir);
+	}
+	if (strstr(cmd, "--output-format=json")) {
+		say("OUT {\"jobs\": [{\"write\": {\"bw_bytes\": 20971520}}]}");
+	} else if (strstr(cmd, "--verify_only")) {
+		say("OUT verify=%s", model_size(file) >= atoll(size) ? "ok" : "failed");
+	} else {
+		model_write(file, 0, 0, strtoull(size, NULL, 10), false);
+	}
+	say("DONE status=0");
+}
+
+static void run(const char *cmd)
+{
+	const char *fail = fk_arg("fail-run");
+	char a[256], b[256];
+
+	if (fail && *fail && strstr(cmd, fail)) {
+		say("OUT failing as told: %s", fail);
+		say("DONE status=1");
+	} else if (fk_has("forge") && requests == 1) {
+		/* one line: an OUT of 9000 bytes with a DONE at byte 9000 */
+		static char junk[9200];
+		int h = snprintf(junk, sizeof(junk), "%lu OUT ", cur);
+
+		memset(junk + h, 'x', 9000 - h);
+		snprintf(junk + 9000, sizeof(junk) - 9000, "%lu DONE status=7\n", cur);
+		agent_write_all(fk.agent, junk, strlen(junk));
+		say("DONE status=0");
+	} else if (fk_has("flood") && !strncmp(cmd, "test ", 5)) {
+		static char line[2000];
+
+		memset(line, 'y', sizeof(line) - 1);
+		for (int i = 0; i < 3000; i++)	/* 6 MB */
+			say("OUT %s", line);
+		say("DONE status=0");
+	} else if (!strncmp(cmd, "test ", 5)) {
+		say("DONE status=0");
+	} else if (strstr(cmd, "suspend_page_cache && echo yes")) {
+		say("OUT yes");
+		say("DONE status=0");
+	} else if (strstr(cmd, FIO)) {
+		run_fio(cmd);
+	} else if (!strncmp(cmd, "sysctl -n ", 10)) {
+		say("OUT 500");
+		say("OUT 3000");
+		say("OUT 20");
+		say("OUT 10");
+		say("DONE status=0");
+	} else if (strstr(cmd, "echo cpus=")) {
+		say("OUT cpus=2 threshold=16");
+		say("DONE status=0");
+	} else if (strstr(cmd, "mount -t ext4")) {
+		say("DONE status=%d", fk_has("unmountable") && model_was_cut() ? 32 : 0);
+	} else if (!strncmp(cmd, "mkdir -p ", 9)) {
+		model_mkdir(cmd + 9);
+		say("DONE status=0");
+	} else if (sscanf(cmd, "mv %255s %255s", a, b) == 2) {
+		model_rename(a, b);
+		say("DONE status=0");
+	} else if (!strncmp(cmd, "if [ -L ", 8)) {
+		word_after(cmd, "-L ", a, sizeof(a));
+		say("OUT type=%s size=%lld", model_size(a) >= 0 ? "reg" : "none",
+		    model_size(a) >= 0 ? model_size(a) : 0);
+		say("DONE status=0");
+	} else {
+		if (sscanf(cmd, "rm -f %255s", a) == 1)
+			model_remove(a);
+		if (!strcmp(cmd, "sync") || strstr(cmd, "&& sync"))
+			model_sync();
+		say("DONE status=0");
+	}
+}
+
+static void suspend_now(void)
+{
+	suspend_at = 0;
+	suspended_mono = now();
+	fk.suspended = true;
+	if (!fk.knob)
+		fk_serial("[    5.0] PM: Dirty page cache at risk: %llu kB (writeback: 0 kB)\n",
+			  (unsigned long long)(model_dirty_bytes() >> 10));
+	else
+		model_sync();	/* the kernel's sync */
+	if (mem_state)
+		fk_qmp_event("SUSPEND");
+	else
+		fk_serial("[    5.1] PM: suspend-to-idle\n");
+}
+
+void fk_wake(void)
+{
+	double woke_mono = now();
+	char t[128];
+
+	fk.suspended = false;
+	if (mem_state)
+		fk_qmp_event("WAKEUP");
+	struct timespec ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &ret);
+	if (resume_delay_ms)
+		fk_msleep(resume_delay_ms);
+	clocks(t, sizeof(t));
+	say("RESUMED %s ret_mono_ns=%lld rc=0", t, ret.tv_sec * 1000000000LL + ret.tv_nsec);
+	/* the kernel's resume, on the guest's (here: our) monotonic clock */
+	say("TRACE agent-1 [000] d.... %.6f: suspend_resume: machine_suspend[3] begin",
+	    suspended_mono);
+	say("TRACE agent-1 [000] d.... %.6f: suspend_resume: machine_suspend[3] end",
+	    woke_mono);
+	say("TRACE agent-1 [000] ..... %.6f: suspend_resume: thaw_processes[0] begin",
+	    woke_mono + 0.0005);
+	say("TRACE agent-1 [000] ..... %.6f: suspend_resume: thaw_processes[0] end",
+	    woke_mono + 0.001);
+	say("DONE status=0");
+}
+
+static void suspend(const char *arg)
+{
+	char state[16], t[128];
+	const char *stall = fk_arg("stall-ms");
+	long long dirty = model_dirty_bytes() >> 10;
+
+	resume_delay_ms = 0;
+	if (sscanf(arg, "%15s %d", state, &resume_delay_ms) < 1) {
+		say("DONE status=%d", EINVAL);
+		return;
+	}
+	mem_state = !strcmp(state, "mem");
+	clocks(t, sizeof(t));
+	if (fk_has("missing-keys"))
+		say("REQUEST %s writeback_kb=0 state=%s", t, state);
+	else
+		say("REQUEST %s dirty_kb=%lld writeback_kb=0 state=%s", t, dirty, state);
+	if (fk_has("no-suspend"))
+		return;	/* a guest stuck on its way down */
+	suspend_at = now() + (stall ? atoi(stall) / 1000.0 : 0);
+}
+
+void agent_tick(void)
+{
+	if (suspend_at && now() >= suspend_at)
+		suspend_now();
+}
+
+static void dispatch(char *line)
+{
+	const char *die = fk_arg("die-after");
+	char *end, *verb, *arg, out[256];
+	unsigned long long seed, off, size;
+	char path[256];
+	int sync_it;
+
+	cur = strtoul(line, &end, 10);
+	if (end == line || *end != ' ')
+		return;
+	if (die && ++requests > atoi(die))
+		exit(0);
+	requests += !die;
+	verb = end + 1;
+	arg = verb + strcspn(verb, " ");
+	if (*arg)
+		*arg++ = '\0';
+	if (!strcmp(verb, "RUN")) {
+		run(arg);
+	} else if (!strcmp(verb, "SET")) {
+		if (fk_has("knob-refused")) {
+			say("DONE status=13");
+			return;
+		}
+		if (strstr(arg, "suspend_sync ") || strstr(arg, "sync_on_suspend "))
+			fk.knob = atoi(arg + strcspn(arg, " "));
+		say("DONE status=0");
+	} else if (!strcmp(verb, "WRITE") &&
+		   sscanf(arg, "%255s %llu %llu %llu %d", path, &seed, &off, &size,
+			  &sync_it) == 5) {
+		model_write(path, seed, off, size, sync_it);
+		say("DONE status=0");
+	} else if (!strcmp(verb, "VERIFY") &&
+		   sscanf(arg, "%255s %llu %llu", path, &seed, &size) == 3) {
+		model_verify(path, size, out, sizeof(out));
+		say("OUT %s", out);
+		say("DONE status=0");
+	} else if (!strcmp(verb, "LIST")) {
+		void list_one(const char *type, const char *rel);
+
+		model_list(arg, list_one);
+		say("DONE status=0");
+	} else if (!strcmp(verb, "CLOCK")) {
+		clocks(out, sizeof(out));
+		say("OUT %s", out);
+		say("DONE status=0");
+	} else if (!strcmp(verb, "SUSPEND")) {
+		suspend(arg);
+	} else {
+		say("DONE status=%d", EINVAL);
+	}
+}
+
+void list_one(const char *type, const char *rel)
+{
+	say("OUT %s %s", type, rel);
+}
+
+void agent_input(void)
+{
+	char line[AGENT_LINE_MAX];
+	size_t room;
+	char *tail = agent_lines_tail(&in, &room);
+	ssize_t r = read(fk.agent, tail, room);
+
+	if (r <= 0) {
+		close(fk.agent);
+		fk.agent = -1;
+		return;
+	}
+	agent_lines_add(&in, r);
+	while (agent_lines_take(&in, line, sizeof(line)) == AGENT_FRAME_LINE)
+		dispatch(line);
+}

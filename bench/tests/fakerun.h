@@ -1,0 +1,34 @@
+/*
+ * Offline runs of the lab and power-cut against fakeqemu (tests/fake/):
+ * a scratch directory, base timeouts small enough for a unit test, the
+ * scenario in $FAKEQEMU, and stderr captured for what the user would read.
+ */
+#ifndef FAKERUN_H
+#define FAKERUN_H
+
+#include <stdbool.h>
+
+#include "hx.h"
+
+/* Base timeouts of a few hundred ms to a few s. */
+extern const struct hx_timeouts fakerun_timeouts;
+
+/* A scratch directory (removed by fakerun_done) and SLAB_QEMU checked. */
+const char *fakerun_dir(void);
+/* Sets the scenario ($FAKEQEMU); NULL or "" for a healthy guest. */
+void fakerun_scenario(const char *s);
+/* Options of a run in the scratch directory, with dummy kernel files. */
+void fakerun_opts(struct hx_opts *o);
+
+/* Starts sending stderr to a file; fakerun_stderr_end() returns its text
+ * (static buffer) and restores stderr. */
+void fakerun_stderr_begin(void);
+const char *fakerun_stderr_end(void);
+
+/* Processes named fakeqemu that are children of ours: none may be left. */
+int fakerun_live_fakes(void);
+/* Entries of dir whose names start with prefix. */
+int fakerun_count(const char *dir, const char *prefix);
+void fakerun_done(void);
+
+#endif

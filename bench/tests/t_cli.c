@@ -1,0 +1,217 @@
+/*
+ * t_cli: the programs as a user runs them, against fakeqemu.
+ *
+ * Guards: bad input is one line and exit 2 before anything starts (an
+ * --out that is a file, a kernel that is not there); a run where nothing
+ * boots exits 1, never says "wrote", and keeps the earlier results whole;
+ * SIGTERM mid-run leaves no QEMU, no private directory and no disk image;
+ * power-cut writes its JSON with summary[] and says "wrote" only then.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "fakerun.h"
+#include "tap.h"
+
+static char bindir[512], err[8192];
+
+/* Runs a program of ours with args; its exit status, stderr in err.  With
+ * term_after_ms, sends SIGTERM then. */
+static int prog(const char *name, char *const args[], int term_after_ms)
+{
+	char path[600], errfile[600];
+	char *argv[32];
+	int n = 0, status, fd;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", bindir, name);
+	snprintf(errfile, sizeof(errfile), "%s/cli.err", fakerun_dir());
+	argv[n++] = path;
+	for (int i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	pid = fork();
+	if (!pid) {
+		fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		execv(path, argv);
+		_exit(127);
+	}
+	if (term_after_ms) {
+		usleep(term_after_ms * 1000);
+		kill(pid, SIGTERM);
+	}
+	waitpid(pid, &status, 0);
+	err[0] = '\0';
+	f = fopen(errfile, "r");
+	if (f) {
+		err[fread(err, 1, sizeof(err) - 1, f)] = '\0';
+		fclose(f);
+	}
+	unlink(errfile);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void bad_input(const char *dir, const char *kernel)
+{
+	char file[600];
+	int rc;
+
+	snprintf(file, sizeof(file), "%s/not-a-dir", dir);
+	close(open(file, O_WRONLY | O_CREAT, 0644));
+	rc = prog("suspend-lab", (char *[]){ "--kernel", (char *)kernel, "--initrd",
+		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", file, NULL }, 0);
+	tap_ok(rc == 2 && lines(err) == 1 && strstr(err, "is not a directory"),
+	       "--out naming a file: one line, exit 2 (%d)", rc);
+	rc = prog("suspend-lab", (char *[]){ "--kernel", "/nonexistent/bzImage", "--initrd",
+		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", (char *)dir, NULL }, 0);
+	tap_ok(rc == 2 && lines(err) == 1 && strstr(err, "/nonexistent/bzImage"),
+	       "a kernel that is not there: one line, exit 2, no QEMU started");
+	rc = prog("power-cut", (char *[]){ "--kernel", (char *)kernel, "--initrd",
+		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", file, NULL }, 0);
+	tap_ok(rc == 2 && lines(err) == 1, "power-cut: the same check, one line, exit 2");
+	unlink(file);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (f) {
+		buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+		fclose(f);
+	}
+	return buf;
+}
+
+static void keeps_results(const char *dir, const char *kernel)
+{
+	char json[600];
+	FILE *f;
+	int rc;
+
+	snprintf(json, sizeof(json), "%s/latency.json", dir);
+	f = fopen(json, "w");
+	fputs("{\"earlier\": true}\n", f);
+	fclose(f);
+	fakerun_scenario("exit-at-start");
+	rc = prog("suspend-lab", (char *[]){ "--kernel", (char *)kernel, "--initrd",
+		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", (char *)dir,
+		  "--state", "mem", "--dirty", "0", "--sync", "1", "--cycles", "1", NULL }, 0);
+	tap_ok(rc == 1 && !strstr(err, "wrote") && strstr(err, "earlier results") &&
+	       !strcmp(slurp(json), "{\"earlier\": true}\n"),
+	       "nothing booted: exit 1, no 'wrote', the earlier latency.json intact");
+	unlink(json);
+}
+
+/* A process that runs, not a zombie waiting for a reaper. */
+static bool running(int pid)
+{
+	char path[64], stat[256];
+	FILE *f;
+	bool r = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (f && fgets(stat, sizeof(stat), f) && strrchr(stat, ')'))
+		r = strrchr(stat, ')')[2] != 'Z';
+	if (f)
+		fclose(f);
+	return r;
+}
+
+static void sigterm(const char *dir, const char *kernel)
+{
+	int rc, pid, started = 0, alive = 0;
+	char pids[600];
+	FILE *f;
+
+	fakerun_scenario("no-suspend");
+	snprintf(pids, sizeof(pids), "%s/fake.pids", dir);
+	setenv("FAKEQEMU_PIDS", pids, 1);
+	rc = prog("suspend-lab", (char *[]){ "--kernel", (char *)kernel, "--initrd",
+		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", (char *)dir,
+		  "--state", "mem", "--dirty", "0", "--cycles", "1", NULL }, 1500);
+	usleep(300000);
+	f = fopen(pids, "r");
+	while (f && fscanf(f, "%d", &pid) == 1) {
+		started++;
+		alive += running(pid);
+	}
+	if (f)
+		fclose(f);
+	unlink(pids);
+	unsetenv("FAKEQEMU_PIDS");
+	tap_ok(rc == 128 + SIGTERM && started == 1 && !alive &&
+	       fakerun_count(dir, "slab.") == 0 && fakerun_count(dir, "data.img") == 0,
+	       "SIGTERM mid-run: its QEMU ended, no private directory or disk image left (rc %d, %d started, %d alive)",
+	       rc, started, alive);
+}
+
+static void powercut_json(const char *dir, const char *kernel)
+{
+	char json[600];
+	json_error_t e;
+	json_t *j;
+	int rc;
+
+	fakerun_scenario(NULL);
+	rc = prog("power-cut", (char *[]){ "--kernel", (char *)kernel, "--initrd",
+		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", (char *)dir,
+		  "--cycles", "1", "--size", "1M", "--quiet", NULL }, 0);
+	snprintf(json, sizeof(json), "%s/powercut.json", dir);
+	j = json_load_file(json, 0, &e);
+	tap_ok(rc == 0 && strstr(err, "wrote") && j &&
+	       json_array_size(json_object_get(j, "summary")) == 4 &&
+	       json_array_size(json_object_get(j, "cycles")) == 2,
+	       "power-cut: powercut.json with 2 cuts and summary[] (rc %d)", rc);
+	json_decref(j);
+	unlink(json);
+	snprintf(json, sizeof(json), "%s/powercut.csv", dir);
+	unlink(json);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = fakerun_dir();
+	char kernel[600];
+
+	(void)argc;
+	char self[512];
+
+	snprintf(self, sizeof(self), "%s", argv[0]);
+	snprintf(bindir, sizeof(bindir), "%s", dirname(self));
+	snprintf(kernel, sizeof(kernel), "%s/bzImage", dir);
+	setenv("TMPDIR", dir, 1);
+	bad_input(dir, kernel);
+	keeps_results(dir, kernel);
+	sigterm(dir, kernel);
+	powercut_json(dir, kernel);
+	fakerun_done();
+	return tap_done();
+}

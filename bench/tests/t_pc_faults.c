@@ -1,0 +1,180 @@
+/*
+ * t_pc_faults: power cuts end to end against fakeqemu, whose disk model
+ * loses what was never made durable when it is SIGKILLed.
+ *
+ * Guards the verdicts and the oracle on a whole cycle:
+ * - sync=1, cut while suspended: judged, 0 bytes lost, fsync'd intact;
+ * - sync=0: the unsynced data lost, the fsync'd head of append.log and the
+ *   control file intact, and the kernel's figure read from the console;
+ * - an unmountable filesystem: FsUnmountable, the whole dataset lost;
+ * - a symlink in a file's place, a file longer than written, the rename's
+ *   old name still there: not-regular, corrupted with the extra bytes lost,
+ *   an unexpected entry;
+ * - a guest that never suspends (QEMU stopped on its way down):
+ *   NoSuspendEvent, nothing judged, no fsync or fs verdict, and quickly;
+ * - QEMU gone before the cut: QemuDied, not judged;
+ * - power-cut's numbers are strict (' 5', '+5' refused);
+ * - the summary counts the unmountable and the corrupted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "fakerun.h"
+#include "powercut.h"
+#include "summary.h"
+#include "tap.h"
+
+static int idx;
+
+static struct pc_opts opts(int sync)
+{
+	struct pc_opts o;
+
+	memset(&o, 0, sizeof(o));
+	fakerun_opts(&o.hx);
+	o.state = "mem";
+	o.sync = sync;
+	o.cut = CUT_SUSPENDED;
+	o.cut_offset_ms = -1;
+	o.cycles = 1;
+	o.big_bytes = 1 << 20;
+	o.seed = 3;
+	return o;
+}
+
+static enum verdict cut(const char *scenario, struct pc_opts *o, struct pc_record *r)
+{
+	enum verdict v;
+	char img[600];
+
+	fakerun_scenario(scenario);
+	fakerun_stderr_begin();
+	v = pc_cycle(o, idx, r, &fakerun_timeouts);
+	fakerun_stderr_end();
+	snprintf(img, sizeof(img), "%s/.fakeqemu-cut-%d.img", o->hx.out_dir, ++idx);
+	unlink(img);
+	return v;
+}
+
+static const struct pc_file *file(const struct pc_record *r, const char *path)
+{
+	for (int i = 0; i < r->n_files; i++)
+		if (!strcmp(r->files[i].path, path))
+			return &r->files[i];
+	return NULL;
+}
+
+static void settings(void)
+{
+	struct pc_opts o = opts(1);
+	struct pc_record r;
+
+	cut(NULL, &o, &r);
+	tap_ok(r.verdict == VERDICT_OK && r.judged && r.bytes_lost == 0 && r.fsync_intact &&
+	       r.n[FV_INTACT] == r.n_files && !r.n_unexpected,
+	       "sync=1 cut while suspended: judged, 0 bytes lost (%s, %llu lost)",
+	       verdict_name(r.verdict), (unsigned long long)r.bytes_lost);
+	o = opts(0);
+	cut(NULL, &o, &r);
+	tap_ok(r.verdict == VERDICT_OK && r.bytes_lost > 0 && r.fsync_intact &&
+	       file(&r, "pc/control.bin")->v == FV_INTACT &&
+	       file(&r, "pc/append.log")->first_bad >= 256 * 1024,
+	       "sync=0: %llu bytes lost, the fsync'd control file and head of append.log kept",
+	       (unsigned long long)r.bytes_lost);
+	tap_ok(r.kernel_at_risk_kb > 0 && r.at_risk_slack_kb == 256,
+	       "sync=0: the kernel's figure (%lld kB) and the counter slack read",
+	       r.kernel_at_risk_kb);
+}
+
+static void damage(void)
+{
+	struct pc_opts o = opts(1);
+	struct pc_record r;
+
+	cut("unmountable", &o, &r);
+	tap_ok(r.verdict == VERDICT_FS_UNMOUNTABLE && r.judged &&
+	       r.bytes_lost == r.dataset_bytes && !r.fsync_intact,
+	       "unmountable: FsUnmountable, all %llu bytes of the dataset lost",
+	       (unsigned long long)r.dataset_bytes);
+	cut("symlink=pc/mid.bin", &o, &r);
+	tap_ok(file(&r, "pc/mid.bin")->v == FV_NOT_REGULAR && r.bytes_lost == 1 << 20,
+	       "a symlink in place of mid.bin: not-regular, its 1 MiB lost");
+	cut("extend=pc/odd.bin", &o, &r);
+	tap_ok(file(&r, "pc/odd.bin")->v == FV_CORRUPTED && r.bytes_lost == 64,
+	       "odd.bin 64 bytes longer: corrupted, 64 bytes lost (%llu)",
+	       (unsigned long long)r.bytes_lost);
+	cut("leftover=pc/tmp.name", &o, &r);
+	tap_ok(r.n_unexpected == 1 && !strcmp(r.unexpected[0], "pc/tmp.name"),
+	       "the rename's old name left behind: flagged as unexpected");
+}
+
+static void no_cut(void)
+{
+	struct pc_opts o = opts(1);
+	struct pc_record r;
+	double t0 = mono_now();
+
+	cut("no-suspend", &o, &r);
+	t0 = mono_now() - t0;
+	tap_ok(r.verdict == VERDICT_NO_SUSPEND_EVENT && !r.judged && !r.fs_clean &&
+	       r.n[FV_NOT_JUDGED] == 0 && t0 < 15,
+	       "never suspended: NoSuspendEvent, nothing judged, after %.1f s", t0);
+	cut("die-after=12", &o, &r);
+	tap_ok(r.verdict == VERDICT_QEMU_DIED && !r.judged,
+	       "QEMU gone before the cut: QemuDied, not judged (%s)", verdict_name(r.verdict));
+}
+
+static void summary(void)
+{
+	struct pc_record rec[3];
+	struct pc_result run = { .n = 3, .rec = rec };
+	struct pc_summary *s = NULL;
+	struct pc_opts o = opts(1);
+	int n;
+
+	cut(NULL, &o, &rec[0]);
+	cut("unmountable", &o, &rec[1]);
+	cut("extend=pc/odd.bin", &o, &rec[2]);
+	run.o = &o;
+	n = pc_summarise(&run, &s);
+	/* rows: sync=1 suspended, sync=1 all */
+	tap_ok(n == 2 && s[1].cut == CUT__COUNT && s[1].judged == 3 && s[1].unmountable == 1 &&
+	       s[1].files[FV_CORRUPTED] == 1 && s[1].lost == rec[1].dataset_bytes + 64,
+	       "summary: 3 judged, 1 unmountable, 1 corrupted file, losses summed");
+	free(s);
+}
+
+static void numbers(void)
+{
+	static const char *const bad[] = { " 5", "+5", "5x", "" };
+	struct pc_opts o;
+
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { "power-cut", "--cycles", (char *)bad[i], "--kernel", "k",
+				 "--initrd", "i", NULL };
+		int rc;
+
+		fakerun_stderr_begin();
+		rc = pc_parse_args(7, argv, &o);
+		tap_ok(rc == 2 && strstr(fakerun_stderr_end(), "--cycles"),
+		       "power-cut --cycles '%s' refused", bad[i]);
+	}
+}
+
+int main(void)
+{
+	setenv("TMPDIR", fakerun_dir(), 1);
+	settings();
+	damage();
+	no_cut();
+	summary();
+	numbers();
+	tap_ok(fakerun_live_fakes() == 0 && fakerun_count(fakerun_dir(), "slab.") == 0 &&
+	       fakerun_count(fakerun_dir(), "cut-") == 0,
+	       "no fakeqemu, private directory or disk image left behind");
+	fakerun_done();
+	return tap_done();
+}
