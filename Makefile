@@ -27,7 +27,7 @@ endif
 SKIPSYNC_KERNEL := $(abspath $(B)/obj-$(KVER)-skipsync/arch/x86/boot/bzImage)
 
 TOOLS := $(abspath $(GUEST)/tools.img)
-GUEST_BINS := $(GUEST)/agent $(GUEST)/knobtest
+GUEST_BINS := $(GUEST)/agent $(GUEST)/knobtest $(GUEST)/nomtimetest
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Iproto
 
 .PHONY: all deps kernel kernel-skipsync guest tools bench run powercut \
@@ -118,6 +118,16 @@ crash-bench: deps bench guest tools $(KERNEL_DEP)
 evidence: deps bench guest tools $(KERNEL_DEP)
 	time KVER=$(KVER) scripts/evidence.sh $(KERNEL) $(INITRD) $(TOOLS)
 
+# O_NOMTIME, the seed's claim measured: device requests and latency per
+# O_DIRECT overwrite + fsync, fdatasync or syncfs, with and without the flag, on the
+# emmc profile (about 4 minutes; table also in results/nomtime-bench.txt)
+NOMTIME_ARGS ?=
+.PHONY: nomtime-bench
+nomtime-bench: deps bench guest $(KERNEL_DEP)
+	@mkdir -p results
+	@set -o pipefail; bench/obj/nomtime-bench --kernel $(KERNEL) --initrd $(INITRD) \
+		$(NOMTIME_ARGS) | tee results/nomtime-bench.txt
+
 # The test groups; $(1) is the tree.  With KERNEL= only the kernel given is
 # booted, and the checks that need our own builds are skipped.
 tree_kernel = $(if $(KERNEL_DEP),$(abspath $(B)/obj-$(1)-default/arch/x86/boot/bzImage),$(KERNEL))
@@ -130,12 +140,14 @@ define series_groups
 	"$(if $(KERNEL_DEP),$(1)/kernel=KVER=$(1) scripts/t_kernel.sh,$(1)/kernel=$(call skip,'variant configs','KERNEL= given'))" \
 	"$(if $(KERNEL_DEP),$(1)/bisect=KVER=$(1) scripts/t_bisect.sh,$(1)/bisect=$(call skip,'every prefix of the series builds','KERNEL= given'))" \
 	"$(1)/vm-knob=$(call tree_vmenv,$(1)) bench/obj/t_vm_knob" \
-	"$(if $(KERNEL_DEP),$(1)/skipsync=KERNEL=$(abspath $(B)/obj-$(1)-skipsync/arch/x86/boot/bzImage) INITRD=$(INITRD) EXPECT_DEFAULT=0 KNOB_ONLY=1 bench/obj/t_vm_knob,$(1)/skipsync=$(call skip,'CONFIG_SUSPEND_SKIP_SYNC=y build','KERNEL= given: only our own build has the variant'))"
+	"$(if $(KERNEL_DEP),$(1)/skipsync=KERNEL=$(abspath $(B)/obj-$(1)-skipsync/arch/x86/boot/bzImage) INITRD=$(INITRD) EXPECT_DEFAULT=0 KNOB_ONLY=1 bench/obj/t_vm_knob,$(1)/skipsync=$(call skip,'CONFIG_SUSPEND_SKIP_SYNC=y build','KERNEL= given: only our own build has the variant'))" \
+	"$(1)/vm-nomtime=$(call tree_vmenv,$(1)) bench/obj/t_vm_nomtime"
 endef
 # The lab on a real guest: one tree in make check, every tree in check-full.
 define lab_groups
 	"$(1)/vm-lab=$(call tree_vmenv,$(1)) bench/obj/t_vm_lab" \
 	"$(1)/vm-powercut=$(call tree_vmenv,$(1)) bench/obj/t_vm_powercut" \
+	"$(1)/vm-drive=$(call tree_vmenv,$(1)) bench/obj/t_vm_drive" \
 	"$(1)/vm-crash=$(call tree_vmenv,$(1)) bench/obj/t_vm_crash"
 endef
 # The tree whose lab make check runs (check-full runs every tree's).

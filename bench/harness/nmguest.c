@@ -1,0 +1,158 @@
+#include "nmguest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guestcmd.h"
+#include "hostrun.h"
+
+#define SECTOR		512
+#define PART_START	2048	/* sectors: 1 MiB, as fdisk aligns */
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = v >> (8 * i);
+}
+
+static void mbr_entry(unsigned char *e, uint32_t start, uint32_t sectors)
+{
+	e[0] = 0x00;				/* not bootable */
+	e[1] = 0xfe; e[2] = 0xff; e[3] = 0xff;	/* CHS: use LBA */
+	e[4] = 0x83;				/* Linux */
+	e[5] = 0xfe; e[6] = 0xff; e[7] = 0xff;
+	put_le32(e + 8, start);
+	put_le32(e + 12, sectors);
+}
+
+static int mkfs(const char *fs, const char *label, const char *file)
+{
+	char *ext4[] = { "mkfs.ext4", "-q", "-F", "-L", (char *)label, "-E",
+			 "lazy_itable_init=0,lazy_journal_init=0", (char *)file, NULL };
+	char *xfs[] = { "mkfs.xfs", "-q", "-f", "-L", (char *)label, (char *)file, NULL };
+
+	if (!strcmp(fs, "ext4"))
+		return host_run(ext4, false);
+	if (!strcmp(fs, "xfs"))
+		return host_run(xfs, false);
+	fprintf(stderr, "nmguest: unknown filesystem type %s\n", fs);
+	return -1;
+}
+
+/* Copies the filesystem image src into dst at off, leaving holes sparse. */
+static int copy_at(int dst, const char *src, off_t off)
+{
+	static char buf[1 << 20], zero[1 << 20];
+	int in = open(src, O_RDONLY);
+	ssize_t n;
+
+	if (in < 0)
+		return -1;
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (memcmp(buf, zero, n) && pwrite(dst, buf, n, off) != n) {
+			n = -1;
+			break;
+		}
+		off += n;
+	}
+	close(in);
+	return n < 0 ? -1 : 0;
+}
+
+int nm_make_disk(const char *img, const char *allow_fs, const char *deny_fs,
+		 uint64_t part_bytes)
+{
+	const char *fs[2] = { allow_fs, deny_fs };
+	const char *label[2] = { "nmallow", "nmdeny" };
+	unsigned char mbr[SECTOR] = { 0 };
+	uint32_t sectors = part_bytes / SECTOR;
+	char part[600];
+	int fd, r = 0;
+
+	fd = open(img, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, (PART_START + 2ULL * sectors) * SECTOR)) {
+		fprintf(stderr, "nmguest: %s: %s\n", img, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	mbr_entry(mbr + 446, PART_START, sectors);
+	mbr_entry(mbr + 462, PART_START + sectors, sectors);
+	mbr[510] = 0x55;
+	mbr[511] = 0xaa;
+	if (pwrite(fd, mbr, SECTOR, 0) != SECTOR)
+		r = -1;
+	for (int i = 0; i < 2 && !r; i++) {
+		snprintf(part, sizeof(part), "%s.part%d", img, i + 1);
+		if (truncate(part, 0) && errno != ENOENT)
+			r = -1;
+		else {
+			int p = open(part, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			if (p < 0 || ftruncate(p, part_bytes))
+				r = -1;
+			if (p >= 0)
+				close(p);
+		}
+		if (!r && mkfs(fs[i], label[i], part))
+			r = -1;
+		if (!r && copy_at(fd, part, (off_t)(PART_START + (uint64_t)i * sectors) * SECTOR))
+			r = -1;
+		unlink(part);
+	}
+	if (close(fd))
+		r = -1;
+	if (r)
+		fprintf(stderr, "nmguest: cannot build %s\n", img);
+	return r;
+}
+
+int nm_mount(struct vm *vm, const char *allow_fs, const char *deny_fs)
+{
+	return guest_cmd(vm, 60000, NULL,
+			 "RUN mkdir -p " NM_ALLOW " " NM_DENY " && "
+			 "mount -t %s -o allow_nomtime $(findfs LABEL=nmallow) " NM_ALLOW " && "
+			 "mount -t %s $(findfs LABEL=nmdeny) " NM_DENY,
+			 allow_fs, deny_fs);
+}
+
+int nm_blockstats(struct vm *vm, const char *img, long long *writes,
+		  long long *flushes)
+{
+	json_t *blk = NULL, *st = NULL, *e;
+	const char *dev = NULL;
+	size_t i;
+	int r = -1;
+
+	if (qmp_command(vm->qmp, "query-block", NULL, &blk, 10000) ||
+	    qmp_command(vm->qmp, "query-blockstats", NULL, &st, 10000))
+		goto out;
+	json_array_foreach(blk, i, e) {
+		const char *file = json_string_value(json_object_get(
+			json_object_get(e, "inserted"), "file"));
+
+		if (file && !strcmp(file, img))
+			dev = json_string_value(json_object_get(e, "device"));
+	}
+	json_array_foreach(st, i, e) {
+		const char *d = json_string_value(json_object_get(e, "device"));
+		json_t *s = json_object_get(e, "stats");
+
+		if (dev && d && !strcmp(d, dev) && s) {
+			*writes = json_integer_value(json_object_get(s, "wr_operations"));
+			*flushes = json_integer_value(json_object_get(s, "flush_operations"));
+			r = 0;
+		}
+	}
+out:
+	if (r)
+		fprintf(stderr, "nmguest: no block statistics for %s (%s)\n", img,
+			qmp_last_error(vm->qmp));
+	json_decref(blk);
+	json_decref(st);
+	return r;
+}
