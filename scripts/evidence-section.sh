@@ -1,9 +1,9 @@
 #!/bin/bash
 # Prints the evidence section from the JSON that scripts/evidence.sh made.
-# Usage: scripts/evidence-section.sh OUTDIR CYCLES CUTS
+# Usage: scripts/evidence-section.sh OUTDIR CYCLES CUTS WB_CYCLES SD_CUTS
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=$1 cycles=$2 cuts=$3
+out=$1 cycles=$2 cuts=$3 wbcycles=$4 sdcuts=$5
 KVER=${KVER:-6.1}
 profiles="nvme sata hdd emmc sd"
 fp=$(KVER=$KVER "$top/scripts/fingerprint.sh")
@@ -11,9 +11,33 @@ j=$out/emmc/latency.json
 {
 	echo "Evidence (make evidence; $(jq -r .provenance.date "$j"))"
 	echo "kernel $(jq -r .provenance.kernel_release "$j") with this series, QEMU $(jq -r .provenance.qemu_version "$j") (TCG),"
-	echo "SeaBIOS/i440fx, state mem (S3), medians of $cycles cycles per point."
+	echo "SeaBIOS/i440fx, state mem (S3)."
 	echo
-	echo "Suspend latency, request to S3, in ms; saved = sync on - sync off:"
+	echo "Realistic writeback: the kernel's own vm.dirty_* settings; each workload"
+	echo "writes 64 MiB and the suspend is requested at a seeded moment within"
+	echo "10 s of its start; $wbcycles cycles per workload and setting, per profile:"
+	echo
+	printf '  %-5s %-10s %5s %7s %7s %7s %7s %7s %6s %4s %5s %7s %7s %6s\n' \
+		disk workload ok min med p95 max "sync" writes fl "m/p" "risk" "max" saved
+	for p in emmc sd; do
+		"$top/scripts/evidence-workloads.jq" --arg p "$p" "$out/default-$p/latency.json"
+	done | while IFS=$'\t' read -r p w ok a b c d sy wr fl mp rm rx sv; do
+		printf '  %-5s %-10s %5s %7s %7s %7s %7s %7s %6s %4s %5s %7s %7s %6s\n' \
+			"$p" "$w" "$ok" "$a" "$b" "$c" "$d" "$sy" "$wr" "$fl" "$mp" "$rm" "$rx" "$sv"
+	done
+	echo
+	echo "  ok: cycles OK of all; min..max: kB dirty at the request, over both"
+	echo "  settings' cycles (p95: nearest rank); sync: median sync phase in ms,"
+	echo "  writes, fl(ushes) and m/p (measured over the physical model's"
+	echo "  prediction) of the device during it, sync=1; risk, max: kB the kernel"
+	echo "  reported at risk at the suspend with the sync off (median, max), what a"
+	echo "  cut while suspended loses from RAM; saved: median suspend latency,"
+	echo "  sync on - sync off, ms.  emmc: 20 MiB/s, 2000 IOPS, 10 ms flushes,"
+	echo "  volatile cache; sd: 10 MiB/s, 300 IOPS, no cache."
+	echo
+	echo "The upper bound, held writeback (everything written is still dirty at"
+	echo "the request), medians of $cycles cycles per point.  Suspend latency,"
+	echo "request to S3, in ms; saved = sync on - sync off:"
 	echo
 	printf '  %-8s %6s %9s %9s %9s %10s\n' profile dirty "sync on" "sync off" saved "sync/floor"
 	for p in $profiles; do
@@ -36,27 +60,34 @@ j=$out/emmc/latency.json
 	echo "  sync/floor: the sync phase over dirty bytes / fio's sequential write"
 	echo "  bandwidth on the same throttled disk (1.0 = the disk's own limit)."
 	echo
-	echo "Power cuts (SIGKILL of QEMU) at request, during sync or while suspended,"
-	echo "rotating, eMMC profile, $cuts per setting, then a reboot on the same disk:"
+	echo "Power cuts (SIGKILL of nbdkit and QEMU), then a reboot on the same disk:"
+	echo "emmc (volatile cache, flushes) at request, during sync or while"
+	echo "suspended, rotating, $cuts per setting; sd (no cache) while suspended,"
+	echo "$sdcuts per setting:"
 	echo
-	printf '  %-6s %-9s %4s %11s %11s %11s %8s %8s %5s %5s\n' setting cut cuts written "at risk" lost "fsync ok" "fs clean" corr unmnt
-	jq -r '.summary[] | select(.cut != "all")
-		| [ "sync=\(.sync)", .cut, .cuts, .written_bytes, .dirty_at_cut_bytes,
-		    .lost_bytes, "\(.fsync_intact)/\(.judged)", "\(.fs_clean)/\(.judged)",
-		    .files_corrupted, .unmountable ] | @tsv' "$out/powercut/powercut.json" |
-	sort -t$'\t' -k1,1r -s |
-	while IFS=$'\t' read -r s c n w r l f k x u; do
-		printf '  %-6s %-9s %4s %11s %11s %11s %8s %8s %5s %5s\n' "$s" "$c" "$n" "$w" "$r" "$l" "$f" "$k" "$x" "$u"
+	printf '  %-4s %-6s %-9s %4s %11s %11s %11s %8s %8s %5s %5s\n' disk setting cut cuts written "at risk" lost "fsync ok" "fs clean" corr unmnt
+	for r in emmc:powercut sd:powercut-sd; do
+		jq -r --arg d "${r%%:*}" '.summary[] | select(.cut != "all")
+			| [ $d, "sync=\(.sync)", .cut, .cuts, .written_bytes, .dirty_at_cut_bytes,
+			    .lost_bytes, "\(.fsync_intact)/\(.judged)", "\(.fs_clean)/\(.judged)",
+			    .files_corrupted, .unmountable ] | @tsv' "$out/${r#*:}/powercut.json" |
+		sort -t$'\t' -k2,2r -s
+	done |
+	while IFS=$'\t' read -r d s c n w r l f k x u; do
+		printf '  %-4s %-6s %-9s %4s %11s %11s %11s %8s %8s %5s %5s\n' "$d" "$s" "$c" "$n" "$w" "$r" "$l" "$f" "$k" "$x" "$u"
 	done
 	echo
 	echo "  sums in bytes; at risk = Dirty in /proc/meminfo at the suspend request;"
 	echo "  corr = files found corrupted, unmnt = cuts whose filesystem did not mount"
 	echo "  (each loses the whole dataset)."
-	jq -r '.summary[] | select(.sync == 0 and .cut == "all")
-		| "  With the sync off, the kernel reported its at-risk figure in \(.kernel_figures)"
-		  + " cuts;\n  the bytes lost stayed within it in \(.loss_within_figure)"
-		  + " of them, and within it plus\n  the slack of its per-CPU counters"
-		  + " (up to \(.max_slack_kb) kB) in \(.loss_within_figure_and_slack)."' "$out/powercut/powercut.json"
+	for r in emmc:powercut sd:powercut-sd; do
+		jq -r --arg d "${r%%:*}" '.summary[] | select(.sync == 0 and .cut == "all")
+			| "  \($d), sync off: the kernel reported its at-risk figure in"
+			  + " \(.kernel_figures) cuts; the bytes\n  lost stayed within it in"
+			  + " \(.loss_within_figure), and within it plus the slack of its"
+			  + "\n  per-CPU counters (up to \(.max_slack_kb) kB) in"
+			  + " \(.loss_within_figure_and_slack)."' "$out/${r#*:}/powercut.json"
+	done
 	echo
 	echo "Plot: docs/evidence-$KVER-latency-emmc.svg.  Regenerate: make evidence"
 	echo "KVER=$KVER (${EVIDENCE_MIN:-?} min here)."

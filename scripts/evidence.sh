@@ -7,13 +7,17 @@
 #
 # Usage: KVER=6.1 scripts/evidence.sh KERNEL INITRD TOOLS_DISK
 # Each tree's cover letter gets its own section; the README shows 6.1's.
-#   EVIDENCE_CYCLES (default 3), EVIDENCE_CUTS (default 10) size the run.
+#   EVIDENCE_CYCLES (default 3), EVIDENCE_CUTS (default 10) size the run;
+#   EVIDENCE_WB_CYCLES (default 3) the cycles per workload and setting in
+#   the kernel's default writeback, EVIDENCE_SD_CUTS (default 3) the sd cuts.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$1 initrd=$2 tools=$3
 KVER=${KVER:-6.1}
 cycles=${EVIDENCE_CYCLES:-3}
 cuts=${EVIDENCE_CUTS:-10}
+wbcycles=${EVIDENCE_WB_CYCLES:-3}
+sdcuts=${EVIDENCE_SD_CUTS:-3}
 README_KVER=6.1	# the tree whose evidence the README shows
 out=$top/results/evidence-$KVER
 profiles="nvme sata hdd emmc sd"
@@ -21,7 +25,17 @@ rm -rf "$out"
 mkdir -p "$out"
 start=$(date +%s)
 
-# 1. latency: mem (S3), sync off and on, a dirty sweep, every disk profile
+# 1. realistic writeback: every workload under the kernel's own vm.dirty_*,
+# the request at a seeded moment, on the profiles with and without a cache
+for p in emmc sd; do
+	echo "evidence: default writeback, every workload, profile $p" >&2
+	"$top/bench/obj/suspend-lab" --kernel "$kernel" --initrd "$initrd" \
+		--tools-disk "$tools" --out "$out/default-$p" --state mem --sync both \
+		--workload all --writeback default --dirty 64M --cycles "$wbcycles" \
+		--profile "$p" --quiet >/dev/null
+done
+
+# 2. the upper bound: held writeback, a dirty sweep, every disk profile
 for p in $profiles; do
 	echo "evidence: latency, profile $p" >&2
 	"$top/bench/obj/suspend-lab" --kernel "$kernel" --initrd "$initrd" \
@@ -31,17 +45,20 @@ done
 mkdir -p "$top/docs"
 cp "$out/emmc/latency.svg" "$top/docs/evidence-$KVER-latency-emmc.svg"
 
-# 2. power cuts: both settings, cut points mixed, eMMC
+# 3. power cuts: both settings, cut points mixed, eMMC; while suspended, sd
 echo "evidence: $cuts power cuts per setting" >&2
 "$top/bench/obj/power-cut" --kernel "$kernel" --initrd "$initrd" \
 	--tools-disk "$tools" --out "$out/powercut" --cycles "$cuts" --cut mix \
 	--size 8M --quiet >/dev/null || true
+"$top/bench/obj/power-cut" --kernel "$kernel" --initrd "$initrd" \
+	--tools-disk "$tools" --out "$out/powercut-sd" --cycles "$sdcuts" --cut suspended \
+	--profile sd --size 8M --quiet >/dev/null || true
 
-# 3. the section
+# 4. the section
 KVER=$KVER EVIDENCE_MIN=$(( ($(date +%s) - start) / 60 )) \
-	"$top/scripts/evidence-section.sh" "$out" "$cycles" "$cuts" > "$out/EVIDENCE.txt"
+	"$top/scripts/evidence-section.sh" "$out" "$cycles" "$cuts" "$wbcycles" "$sdcuts" > "$out/EVIDENCE.txt"
 
-# 4. into the tree's cover letter and, for the default tree, the README
+# 5. into the tree's cover letter and, for the default tree, the README
 targets="$top/patches/$KVER/suspend-sync/0000-cover-letter.patch"
 [ "$KVER" = "$README_KVER" ] && targets="$targets $top/README.md"
 for f in $targets; do

@@ -11,7 +11,8 @@ KVER=${KVER:-6.1}
 	git ls-files -co --exclude-standard bench/core bench/harness bench/lab \
 		bench/powercut bench/report bench/cli bench/Makefile proto \
 		guest/agent/agent.c guest/init guest/kernel.config guest/mkinitramfs.sh \
-		guest/mktools.sh guest/workloads scripts/evidence.sh scripts/evidence-section.sh
+		guest/mktools.sh guest/workloads bench/nbdkit scripts/evidence.sh \
+		scripts/evidence-section.sh scripts/evidence-workloads.jq
 } | grep -v '/t_[^/]*$' | LC_ALL=C sort -u | while read -r f; do
 	[ -f "$f" ] && printf '%s %s\n' "$(sha256sum < "$f" | cut -d' ' -f1)" "$f"
 done | sha256sum | cut -d' ' -f1
