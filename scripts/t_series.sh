@@ -84,7 +84,8 @@ fi
 # Each mirror holds exactly the documentation units (rst sections, ABI
 # entries) that its series adds or changes.
 units() { awk -v mode="$1" -f "$top/scripts/doc-units.awk" "$2"; }
-changed() { awk 'BEGIN { RS = "%%\n" } NR == FNR { seen[$0] = 1; next } !($0 in seen) { printf "%s%%%%\n", $0 }' "$1" "$2"; }
+# FILENAME, not NR == FNR: the old file may be empty (/dev/null)
+changed() { awk 'BEGIN { RS = "%%\n" } FILENAME == ARGV[1] { seen[$0] = 1; next } !($0 in seen) { printf "%s%%%%\n", $0 }' "$1" "$2"; }
 for m in "${mirrors[@]}"; do
 	dir=$(dirname "$m")
 	s=$(sed -n 's/^# series: *//p' "$m")
