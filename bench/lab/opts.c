@@ -222,8 +222,8 @@ static void usage(void)
 	       "                          at a seeded random moment) or both (default held)\n"
 	       "     --request-window MS  default writeback: the request comes within MS\n"
 	       "                          of the workload's start, 0 to 600000 (default 10000)\n"
-	       "     --runtime S          timed workloads (mixed) run S seconds, 1 to 3600\n"
-	       "                          (default 10)\n"
+	       "     --runtime S          mixed runs S seconds, fsync-log at most S seconds,\n"
+	       "                          1 to 3600 (default 10)\n"
 	       "     --seed N             request moments, 0 to 4294967295 (default 1)\n"
 	       "     --test-resume-delay MS  test-only: the agent waits MS before\n"
 	       "                          reporting the resume\n");

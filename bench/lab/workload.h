@@ -16,7 +16,7 @@ struct workload {
 	const char *name;	/* bigfile, smallfiles, fsync-log, mixed */
 	const char *what;	/* one line for --help and the README */
 	bool pre;		/* has a <name>.pre shell step (directories) */
-	bool timed;		/* runs for a time, not to a size */
+	bool timed;		/* bounded by runtime_s, not only by size */
 };
 
 extern const struct workload workloads[];
