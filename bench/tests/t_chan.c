@@ -1,6 +1,6 @@
 /*
  * t_chan: the host's end of the agent channel, on a socketpair, the way
- * t_qmp tests QMP.
+ * t_qmp_stream and t_qmp_fault test QMP.
  *
  * Guards: a request goes out numbered and its reply comes back; READY of
  * another protocol version is refused with a message that says to rebuild;

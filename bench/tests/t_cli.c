@@ -4,7 +4,9 @@
  * Guards: bad input is one line and exit 2 before anything starts (an
  * --out that is a file, a kernel that is not there); a run where nothing
  * boots exits 1, never says "wrote", and keeps the earlier results whole;
- * SIGTERM mid-run leaves no QEMU, no private directory and no disk image;
+ * a report that cannot be written exits 1 without "wrote";
+ * SIGTERM or SIGINT mid-run leaves no QEMU, no private directory and no
+ * disk image;
  * power-cut writes its JSON with summary[] and says "wrote" only then.
  */
 #define _GNU_SOURCE
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,8 +28,8 @@
 static char bindir[512], err[8192];
 
 /* Runs a program of ours with args; its exit status, stderr in err.  With
- * term_after_ms, sends SIGTERM then. */
-static int prog(const char *name, char *const args[], int term_after_ms)
+ * sig_after_ms, sends sig then. */
+static int prog(const char *name, char *const args[], int sig_after_ms, int sig)
 {
 	char path[600], errfile[600];
 	char *argv[32];
@@ -49,9 +52,9 @@ static int prog(const char *name, char *const args[], int term_after_ms)
 		execv(path, argv);
 		_exit(127);
 	}
-	if (term_after_ms) {
-		usleep(term_after_ms * 1000);
-		kill(pid, SIGTERM);
+	if (sig_after_ms) {
+		usleep(sig_after_ms * 1000);
+		kill(pid, sig);
 	}
 	waitpid(pid, &status, 0);
 	err[0] = '\0';
@@ -83,15 +86,15 @@ static void bad_input(const char *dir, const char *kernel)
 	snprintf(file, sizeof(file), "%s/not-a-dir", dir);
 	close(open(file, O_WRONLY | O_CREAT, 0644));
 	rc = prog("suspend-lab", (char *[]){ "--kernel", (char *)kernel, "--initrd",
-		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", file, NULL }, 0);
+		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", file, NULL }, 0, 0);
 	tap_ok(rc == 2 && lines(err) == 1 && strstr(err, "is not a directory"),
 	       "--out naming a file: one line, exit 2 (%d)", rc);
 	rc = prog("suspend-lab", (char *[]){ "--kernel", "/nonexistent/bzImage", "--initrd",
-		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", (char *)dir, NULL }, 0);
+		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", (char *)dir, NULL }, 0, 0);
 	tap_ok(rc == 2 && lines(err) == 1 && strstr(err, "/nonexistent/bzImage"),
 	       "a kernel that is not there: one line, exit 2, no QEMU started");
 	rc = prog("power-cut", (char *[]){ "--kernel", (char *)kernel, "--initrd",
-		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", file, NULL }, 0);
+		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", file, NULL }, 0, 0);
 	tap_ok(rc == 2 && lines(err) == 1, "power-cut: the same check, one line, exit 2");
 	unlink(file);
 }
@@ -122,11 +125,32 @@ static void keeps_results(const char *dir, const char *kernel)
 	fakerun_scenario("exit-at-start");
 	rc = prog("suspend-lab", (char *[]){ "--kernel", (char *)kernel, "--initrd",
 		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", (char *)dir,
-		  "--state", "mem", "--dirty", "0", "--sync", "1", "--cycles", "1", NULL }, 0);
+		  "--state", "mem", "--dirty", "0", "--sync", "1", "--cycles", "1", NULL }, 0, 0);
 	tap_ok(rc == 1 && !strstr(err, "wrote") && strstr(err, "earlier results") &&
 	       !strcmp(slurp(json), "{\"earlier\": true}\n"),
 	       "nothing booted: exit 1, no 'wrote', the earlier latency.json intact");
 	unlink(json);
+}
+
+/* A report that cannot be written (a directory in its place) is an error. */
+static void unwritable(const char *dir, const char *kernel)
+{
+	char json[600], name[700];
+	int rc;
+
+	snprintf(json, sizeof(json), "%s/latency.json", dir);
+	mkdir(json, 0700);
+	fakerun_scenario(NULL);
+	rc = prog("suspend-lab", (char *[]){ "--kernel", (char *)kernel, "--initrd",
+		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", (char *)dir,
+		  "--state", "mem", "--dirty", "0", "--sync", "1", "--cycles", "1", NULL }, 0, 0);
+	tap_ok(rc == 1 && !strstr(err, "wrote"),
+	       "a report that cannot be written: exit 1, no 'wrote' (rc %d)", rc);
+	rmdir(json);
+	for (const char *const *e = (const char *const[]){ "csv", "svg", "png", NULL }; *e; e++) {
+		snprintf(name, sizeof(name), "%s/latency.%s", dir, *e);
+		unlink(name);
+	}
 }
 
 /* A process that runs, not a zombie waiting for a reaper. */
@@ -145,7 +169,7 @@ static bool running(int pid)
 	return r;
 }
 
-static void sigterm(const char *dir, const char *kernel)
+static void interrupted(const char *dir, const char *kernel, int sig)
 {
 	int rc, pid, started = 0, alive = 0;
 	char pids[600];
@@ -156,7 +180,7 @@ static void sigterm(const char *dir, const char *kernel)
 	setenv("FAKEQEMU_PIDS", pids, 1);
 	rc = prog("suspend-lab", (char *[]){ "--kernel", (char *)kernel, "--initrd",
 		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", (char *)dir,
-		  "--state", "mem", "--dirty", "0", "--cycles", "1", NULL }, 1500);
+		  "--state", "mem", "--dirty", "0", "--cycles", "1", NULL }, 1500, sig);
 	usleep(300000);
 	f = fopen(pids, "r");
 	while (f && fscanf(f, "%d", &pid) == 1) {
@@ -167,10 +191,10 @@ static void sigterm(const char *dir, const char *kernel)
 		fclose(f);
 	unlink(pids);
 	unsetenv("FAKEQEMU_PIDS");
-	tap_ok(rc == 128 + SIGTERM && started == 1 && !alive &&
+	tap_ok(rc == 128 + sig && started == 1 && !alive &&
 	       fakerun_count(dir, "slab.") == 0 && fakerun_count(dir, "data.img") == 0,
-	       "SIGTERM mid-run: its QEMU ended, no private directory or disk image left (rc %d, %d started, %d alive)",
-	       rc, started, alive);
+	       "SIG%s mid-run: its QEMU ended, no private directory or disk image left (rc %d, %d started, %d alive)",
+	       sigabbrev_np(sig), rc, started, alive);
 }
 
 static void powercut_json(const char *dir, const char *kernel)
@@ -183,7 +207,7 @@ static void powercut_json(const char *dir, const char *kernel)
 	fakerun_scenario(NULL);
 	rc = prog("power-cut", (char *[]){ "--kernel", (char *)kernel, "--initrd",
 		  (char *)kernel, "--tools-disk", (char *)kernel, "--out", (char *)dir,
-		  "--cycles", "1", "--size", "1M", "--quiet", NULL }, 0);
+		  "--cycles", "1", "--size", "1M", "--quiet", NULL }, 0, 0);
 	snprintf(json, sizeof(json), "%s/powercut.json", dir);
 	j = json_load_file(json, 0, &e);
 	tap_ok(rc == 0 && strstr(err, "wrote") && j &&
@@ -210,7 +234,9 @@ int main(int argc, char **argv)
 	setenv("TMPDIR", dir, 1);
 	bad_input(dir, kernel);
 	keeps_results(dir, kernel);
-	sigterm(dir, kernel);
+	unwritable(dir, kernel);
+	interrupted(dir, kernel, SIGTERM);
+	interrupted(dir, kernel, SIGINT);
 	powercut_json(dir, kernel);
 	fakerun_done();
 	return tap_done();

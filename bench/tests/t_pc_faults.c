@@ -12,7 +12,8 @@
  *   an unexpected entry;
  * - a guest that never suspends (QEMU stopped on its way down):
  *   NoSuspendEvent, nothing judged, no fsync or fs verdict, and quickly;
- * - QEMU gone before the cut: QemuDied, not judged;
+ * - QEMU gone before the cut: QemuDied, not judged; QEMU exiting at
+ *   start-up: QemuStartFailed;
  * - power-cut's numbers are strict (' 5', '+5' refused);
  * - the summary counts the unmountable and the corrupted.
  */
@@ -125,6 +126,9 @@ static void no_cut(void)
 	cut("die-after=12", &o, &r);
 	tap_ok(r.verdict == VERDICT_QEMU_DIED && !r.judged,
 	       "QEMU gone before the cut: QemuDied, not judged (%s)", verdict_name(r.verdict));
+	cut("exit-at-start", &o, &r);
+	tap_ok(r.verdict == VERDICT_QEMU_START_FAILED && !r.judged,
+	       "QEMU exits at start: QemuStartFailed, not judged (%s)", verdict_name(r.verdict));
 }
 
 static void summary(void)

@@ -35,39 +35,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gtap.h"
+
 #define SYSCTL	"/proc/sys/kernel/suspend_sync"
 #define SYSFS	"/sys/power/sync_on_suspend"
 /* the sysctl core's own 0..1 integer: proc_dointvec_minmax, 0644, root */
 #define REF	"/proc/sys/fs/protected_symlinks"
 #define STRICT	"/proc/sys/kernel/sysctl_writes_strict"
-
-static int tests, failed;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!cond)
-		failed++;
-}
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 /* Value of a view as 0/1, or -1 if unreadable or not a plain 0/1 line. */
 static int get(const char *path)

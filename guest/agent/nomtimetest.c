@@ -52,6 +52,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gtap.h"
+
 #ifndef O_NOMTIME
 #define O_NOMTIME	01000000000
 #endif
@@ -59,34 +61,7 @@
 #define BLK	4096
 #define FSIZE	(64 * 1024)
 
-static int tests, failed;
 static const char *allow, *deny;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!cond)
-		failed++;
-}
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 static const char *path(const char *dir, const char *name)
 {
