@@ -1,10 +1,11 @@
 #!/bin/bash
 # Build a patched guest kernel: extract, apply the series, configure, build.
-# Incremental: re-extracts only when the tarball changes, re-applies only a
-# changed series (reverting the old one first), reconfigures only when the
-# fragments change.  A variant (--variant) starts as a copy of the default
-# build, so Kbuild's per-symbol dependencies rebuild only what its extra
-# options touch.  Prints the bzImage path on its last line.
+# Incremental: re-extracts only when the tarball changes, re-applies only
+# from the first changed patch (reverting the old ones from there first),
+# reconfigures only when the fragments change.  A variant (--variant)
+# starts as a copy of the default build, so Kbuild's per-symbol
+# dependencies rebuild only what its extra options touch.  Prints the
+# bzImage path on its last line.
 #
 # Usage: scripts/kernel.sh [--variant NAME] [--extra-config FILE] [--upto N]
 #   KVER=6.1 (default)   selects /usr/src/linux-source-$KVER.tar.xz and
@@ -14,6 +15,7 @@
 #   --upto N             apply only the first N patches (bisection builds)
 #   --config-only DIR    write the .config a clean build would use into DIR
 #                        and build nothing (the variant check)
+#   --apply-only         extract and apply the series, build nothing
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,13 +25,15 @@ variant=default
 extra=
 upto=
 config_only=
+apply_only=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--variant) variant=${2:?}; shift 2 ;;
 	--extra-config) extra=$(realpath "${2:?}"); shift 2 ;;
 	--upto) upto=${2:?}; shift 2 ;;
 	--config-only) config_only=$(realpath -m "${2:?}"); shift 2 ;;
-	*) echo "kernel.sh: unknown option '$1' (valid: --variant NAME, --extra-config FILE, --upto N, --config-only DIR)" >&2; exit 2 ;;
+	--apply-only) apply_only=1; shift ;;
+	*) echo "kernel.sh: unknown option '$1' (valid: --variant NAME, --extra-config FILE, --upto N, --config-only DIR, --apply-only)" >&2; exit 2 ;;
 	esac
 done
 
@@ -90,35 +94,33 @@ if [ -n "$upto" ]; then
 		die "--upto: '$upto' is out of range (valid: 1 to ${#want[@]})"
 	want=("${want[@]:0:$upto}")
 fi
-same=1
+# Only the patches from the first difference on are reverted and applied:
+# the files of the common prefix keep their times, and are not rebuilt.
 mapfile -t have < <(find "$src/.series" -maxdepth 1 -name '*.patch' | sort)
-if [ ${#have[@]} -ne ${#want[@]} ]; then
-	same=0
-else
-	for i in "${!want[@]}"; do
-		cmp -s "${want[$i]}" "${have[$i]}" || same=0
-	done
-fi
-if [ $same -eq 0 ]; then
-	for ((i = ${#have[@]} - 1; i >= 0; i--)); do
-		log "reverting $(basename "${have[$i]}")"
-		patch -d "$src" -p1 -R -s --batch --fuzz=0 --no-backup-if-mismatch < "${have[$i]}" ||
-			die "cannot revert $(basename "${have[$i]}"); remove $src to re-extract"
-		rm -f "${have[$i]}"
-	done
-	for i in "${!want[@]}"; do
-		p=${want[$i]}
-		name=$(basename "$(dirname "$p")")/$(basename "$p")
-		log "applying $name"
-		if ! out=$(patch -d "$src" -p1 --dry-run --batch --fuzz=0 < "$p" 2>&1); then
-			echo "$out" >&2
-			die "$name does not apply to $src (every hunk must apply, without fuzz)"
-		fi
-		patch -d "$src" -p1 -s --batch --fuzz=0 --no-backup-if-mismatch < "$p"
-		cp "$p" "$src/.series/$(printf '%03d' "$i")-$(basename "$p")"
-	done
-fi
+keep=0
+while [ $keep -lt ${#have[@]} ] && [ $keep -lt ${#want[@]} ] &&
+	cmp -s "${want[$keep]}" "${have[$keep]}"; do
+	keep=$((keep + 1))
+done
+for ((i = ${#have[@]} - 1; i >= keep; i--)); do
+	log "reverting $(basename "${have[$i]}")"
+	patch -d "$src" -p1 -R -s --batch --fuzz=0 --no-backup-if-mismatch < "${have[$i]}" ||
+		die "cannot revert $(basename "${have[$i]}"); remove $src to re-extract"
+	rm -f "${have[$i]}"
+done
+for ((i = keep; i < ${#want[@]}; i++)); do
+	p=${want[$i]}
+	name=$(basename "$(dirname "$p")")/$(basename "$p")
+	log "applying $name"
+	if ! out=$(patch -d "$src" -p1 --dry-run --batch --fuzz=0 < "$p" 2>&1); then
+		echo "$out" >&2
+		die "$name does not apply to $src (every hunk must apply, without fuzz)"
+	fi
+	patch -d "$src" -p1 -s --batch --fuzz=0 --no-backup-if-mismatch < "$p"
+	cp "$p" "$src/.series/$(printf '%03d' "$i")-$(basename "$p")"
+done
 
+[ -z "$apply_only" ] || exit 0
 if [ -n "$config_only" ]; then
 	rm -rf "$config_only"
 	mkdir -p "$config_only"
@@ -161,6 +163,10 @@ if [ -n "$copied" ] && [ -x "$base/tools/objtool/objtool" ]; then
 	find "$obj" \( -path "$obj/tools" -o -path "$obj/include/config" \) -prune -o \
 		-type f ! -name .config -print0 | xargs -0 touch -r "$obj/tools/objtool/objtool"
 	find "$obj/include/config" -newer "$copied" -type f -exec touch {} +
+	# sources changed since the default build (a bisection step reverts
+	# patches before the copy) must stay newer than the redated outputs
+	find "$src" -path "$src/.series" -prune -o -type f -newer "$base/vmlinux" -print0 |
+		xargs -0 -r touch
 fi
 [ -n "$copied" ] && rm -f "$copied"
 

@@ -2,54 +2,65 @@
 # t_bisect: every prefix of the tree's series builds (TAP).
 #
 # Guards bisectability: a distribution may carry only the first patches, and
-# git bisect lands anywhere.  Builds incrementally, one patch more each
-# time over all series in order (patches/series), in a variant of its own
-# (a copy of the default build).  The last step applies every series
-# again, the same files the default and skipsync kernels were built from;
-# their times are then put back, so those kernels are not built twice.
+# git bisect lands anywhere.  The whole series is the default kernel: its
+# build is checked to be current.  The shorter prefixes are built longest
+# first, in a variant of their own that starts as a fresh copy of the
+# default build, one patch taken away at each step.  Longest first, a patch
+# to a header that nearly everything includes (fs.h) costs one rebuild of
+# its includers; shortest first costs two (the jump from the whole series
+# to the first patch, then the patch itself).  At the end every series is
+# applied again, the same files the default and skipsync kernels were built
+# from, and their times are put back, so those kernels are not rebuilt.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/series.sh"
 KVER=${KVER:-6.1}
 mapfile -t patches < <(series_patches "$KVER")
+n=${#patches[@]}
 src=$top/build/src-$KVER
 echo "TAP version 13"
 failed=0
+t=0
 
-# Was every series applied when the kernels were built?  Only then are the
-# times worth keeping.
-mapfile -t applied < <(find "$src/.series" -maxdepth 1 -name '*.patch' 2>/dev/null | sort)
-full=$([ ${#applied[@]} -eq ${#patches[@]} ] && echo 1)
-for i in "${!patches[@]}"; do
-	[ -n "$full" ] && ! cmp -s "${patches[$i]}" "${applied[$i]}" && full=
-done
+# build() TITLE ARGS...: one kernel.sh run as a test, its time in the title
+build() {
+	local title=$1 start log
+	shift
+	start=$(date +%s)
+	log=$(mktemp)
+	t=$((t + 1))
+	if KVER=$KVER "$top/scripts/kernel.sh" "$@" >/dev/null 2>"$log"; then
+		echo "ok $t - $title ($(($(date +%s) - start)) s)"
+	else
+		tail -20 "$log" | sed 's/^/# /'
+		echo "not ok $t - $title"
+		failed=1
+	fi
+	rm -f "$log"
+}
+name() { echo "${patches[$1-1]#"$top"/patches/"$KVER"/}"; }
 
-# the times of every file the series touch, as the built kernels saw them
+# 1. the whole series: the default build, brought up to date
+build "builds with patches 1..$n ($(name "$n"), the default kernel)"
+
+# the times of every file the series touch, as the default build saw them
 times=$(mktemp -d)
 trap 'rm -rf "$times"' EXIT
 touched=$(grep -h '^+++ b/' "${patches[@]}" | sed 's|^+++ b/||' | sort -u)
 for f in $touched; do
 	[ -e "$src/$f" ] && mkdir -p "$times/$(dirname "$f")" && touch -r "$src/$f" "$times/$f"
 done
-for i in $(seq 1 ${#patches[@]}); do
-	start=$(date +%s)
-	log=$(mktemp)
-	p=${patches[$i-1]#"$top"/patches/"$KVER"/}
-	if KVER=$KVER "$top/scripts/kernel.sh" --variant bisect --upto "$i" \
-		>/dev/null 2>"$log"; then
-		echo "ok $i - builds with patches 1..$i ($p, $(($(date +%s) - start)) s)"
-	else
-		tail -20 "$log" | sed 's/^/# /'
-		echo "not ok $i - builds with patches 1..$i ($p)"
-		failed=1
-	fi
-	rm -f "$log"
+
+# 2. every shorter prefix, longest first, from a fresh copy of the default
+rm -rf "$top/build/obj-$KVER-bisect"
+for ((i = n - 1; i >= 1; i--)); do
+	build "builds with patches 1..$i ($(name "$i"))" --variant bisect --upto "$i"
 done
-# every series applied again: the files are what the kernels were built from
-if [ $failed -eq 0 ] && [ -n "$full" ]; then
-	for f in $touched; do
-		[ -e "$times/$f" ] && [ -e "$src/$f" ] && touch -r "$times/$f" "$src/$f"
-	done
-fi
-echo "1..${#patches[@]}"
+
+# 3. every series applied again: the files the kernels were built from
+build "every series applied again, the default build's times put back" --apply-only
+for f in $touched; do
+	[ -e "$times/$f" ] && [ -e "$src/$f" ] && touch -r "$times/$f" "$src/$f"
+done
+echo "1..$t"
 exit $failed
