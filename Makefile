@@ -50,7 +50,7 @@ kernel-skipsync: kernel
 $(GUEST):
 	mkdir -p $@
 
-$(GUEST)/%: guest/agent/%.c proto/agent_proto.c proto/agent_proto.h proto/pattern.h | $(GUEST)
+$(GUEST)/%: guest/agent/%.c guest/agent/gtap.h proto/agent_proto.c proto/agent_proto.h proto/pattern.h | $(GUEST)
 	$(CC) $(GUEST_CFLAGS) -o $@ $< proto/agent_proto.c
 
 $(INITRD): guest/init guest/mkinitramfs.sh $(GUEST_BINS)
@@ -138,10 +138,14 @@ define series_groups
 	"$(1)/series=KVER=$(1) scripts/t_series.sh" \
 	"$(1)/evidence=KVER=$(1) scripts/t_evidence.sh" \
 	"$(if $(KERNEL_DEP),$(1)/kernel=KVER=$(1) scripts/t_kernel.sh,$(1)/kernel=$(call skip,'variant configs','KERNEL= given'))" \
-	"$(if $(KERNEL_DEP),$(1)/bisect=KVER=$(1) scripts/t_bisect.sh,$(1)/bisect=$(call skip,'every prefix of the series builds','KERNEL= given'))" \
 	"$(1)/vm-knob=$(call tree_vmenv,$(1)) bench/obj/t_vm_knob" \
 	"$(if $(KERNEL_DEP),$(1)/skipsync=KERNEL=$(abspath $(B)/obj-$(1)-skipsync/arch/x86/boot/bzImage) INITRD=$(INITRD) EXPECT_DEFAULT=0 KNOB_ONLY=1 bench/obj/t_vm_knob,$(1)/skipsync=$(call skip,'CONFIG_SUSPEND_SKIP_SYNC=y build','KERNEL= given: only our own build has the variant'))" \
 	"$(1)/vm-nomtime=$(call tree_vmenv,$(1)) bench/obj/t_vm_nomtime"
+endef
+# Bisection: a near-full rebuild per patch to a widely included header, so
+# only with BISECT=1 (CI) or in check-full.
+define bisect_group
+	"$(if $(KERNEL_DEP),$(1)/bisect=KVER=$(1) scripts/t_bisect.sh,$(1)/bisect=$(call skip,'every prefix of the series builds','KERNEL= given'))"
 endef
 # The lab on a real guest: one tree in make check, every tree in check-full.
 define lab_groups
@@ -167,11 +171,13 @@ check-kernels: check-deps
 
 check: check-deps bench guest tools check-kernels
 	@scripts/run-tests.sh \
+		"runner=scripts/t_runtests.sh" \
 		"unit=$(MAKE) -s -C bench asan" \
 		$(foreach t,$(CHECK_TREES),$(call series_groups,$(t))) \
-		$(foreach t,$(LAB_TREES),$(call lab_groups,$(t)))
+		$(foreach t,$(LAB_TREES),$(call lab_groups,$(t))) \
+		$(if $(BISECT)$(FULL),$(foreach t,$(CHECK_TREES),$(call bisect_group,$(t))))
 
-# Everything, every tree (the lab groups of each tree too).
+# Everything, every tree (the bisection and the lab groups of each tree too).
 check-full:
 	@$(MAKE) --no-print-directory check FULL=1
 
