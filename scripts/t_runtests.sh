@@ -18,33 +18,28 @@ ok() {
 runner() { "$top/scripts/run-tests.sh" "$@" 2>&1 | sed 's/^/# | /'; }
 last() { "$top/scripts/run-tests.sh" "$@" 2>/dev/null | tail -1; }
 
+# expect TOTALS DESCRIPTION GROUP...: the runner's last line for the groups
+expect() {
+	local want=$1 desc=$2
+	shift 2
+	[ "$(last "$@")" = "$want" ]
+	ok $? "$desc"
+}
+
 echo "TAP version 13"
 whole="whole=printf 'TAP version 13\\nok 1 - a\\nok 2 - b # SKIP why\\n1..2\\n'"
-[ "$(last "$whole")" = "1 passed, 0 failed, 1 skipped" ]
-ok $? "a whole group: its passes and skips counted, no failure"
-
 short="short=printf 'TAP version 13\\nok 1 - a\\n1..3\\n'"
-[ "$(last "$short")" = "1 passed, 1 failed, 0 skipped" ]
-ok $? "a plan of 3 with 1 test reported fails the group once"
-
-noplan="noplan=printf 'TAP version 13\\nok 1 - a\\n'"
-[ "$(last "$noplan")" = "1 passed, 1 failed, 0 skipped" ]
-ok $? "a missing plan fails the group"
-
-twice="twice=printf 'TAP version 13\\nok 1 - a\\n1..1\\n1..1\\n'"
-[ "$(last "$twice")" = "1 passed, 1 failed, 0 skipped" ]
-ok $? "a repeated plan fails the group"
-
-[ "$(last "none=echo hello")" = "0 passed, 1 failed, 0 skipped" ]
-ok $? "no TAP output fails the group"
-
-exit3="exit3=printf 'TAP version 13\\nok 1 - a\\n1..1\\n'; exit 3"
-[ "$(last "$exit3")" = "1 passed, 1 failed, 0 skipped" ]
-ok $? "a non-zero exit without a reported failure fails the group"
-
-second="two=printf 'TAP version 13\\nok 1 - a\\n1..1\\nTAP version 13\\nok 1 - b\\n1..2\\n'"
-[ "$(last "$second")" = "2 passed, 1 failed, 0 skipped" ]
-ok $? "the second of two TAP streams is checked too"
+expect "1 passed, 0 failed, 1 skipped" "a whole group: its passes and skips counted, no failure" "$whole"
+expect "1 passed, 1 failed, 0 skipped" "a plan of 3 with 1 test reported fails the group once" "$short"
+expect "1 passed, 1 failed, 0 skipped" "a missing plan fails the group" \
+	"noplan=printf 'TAP version 13\\nok 1 - a\\n'"
+expect "1 passed, 1 failed, 0 skipped" "a repeated plan fails the group" \
+	"twice=printf 'TAP version 13\\nok 1 - a\\n1..1\\n1..1\\n'"
+expect "0 passed, 1 failed, 0 skipped" "no TAP output fails the group" "none=echo hello"
+expect "1 passed, 1 failed, 0 skipped" "a non-zero exit without a reported failure fails the group" \
+	"exit3=printf 'TAP version 13\\nok 1 - a\\n1..1\\n'; exit 3"
+expect "2 passed, 1 failed, 0 skipped" "the second of two TAP streams is checked too" \
+	"two=printf 'TAP version 13\\nok 1 - a\\n1..1\\nTAP version 13\\nok 1 - b\\n1..2\\n'"
 
 "$top/scripts/run-tests.sh" "$whole" >/dev/null 2>&1 &&
 	! "$top/scripts/run-tests.sh" "$whole" "$short" >/dev/null 2>&1
