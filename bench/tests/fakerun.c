@@ -15,16 +15,19 @@ const struct hx_timeouts fakerun_timeouts = {
 };
 
 static char dir[] = "/tmp/t_fake.XXXXXX";
+/* Not the template's last byte: mkdtemp may put an 'X' there itself. */
+static int made;
 static char kernel[64], errpath[64];
 static int saved_err = -1;
 
 const char *fakerun_dir(void)
 {
-	if (dir[sizeof(dir) - 2] == 'X') {
+	if (!made) {
 		if (!mkdtemp(dir)) {
 			perror("mkdtemp");
 			exit(1);
 		}
+		made = 1;
 		snprintf(kernel, sizeof(kernel), "%s/bzImage", dir);
 		close(open(kernel, O_WRONLY | O_CREAT, 0644));
 		snprintf(errpath, sizeof(errpath), "%s/stderr", dir);
@@ -134,7 +137,7 @@ void fakerun_done(void)
 {
 	char cmd[128];
 
-	if (dir[sizeof(dir) - 2] != 'X') {
+	if (made) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 		if (system(cmd))
 			fprintf(stderr, "could not remove %s\n", dir);
