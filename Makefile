@@ -50,8 +50,17 @@ kernel-skipsync: kernel
 $(GUEST):
 	mkdir -p $@
 
-$(GUEST)/%: guest/agent/%.c guest/agent/gtap.h proto/agent_proto.c proto/agent_proto.h proto/pattern.h | $(GUEST)
-	$(CC) $(GUEST_CFLAGS) -o $@ $< proto/agent_proto.c
+$(GUEST)/agent: $(wildcard guest/agent/*.c guest/agent/*.h) proto/agent_proto.c \
+		proto/agent_proto.h proto/pattern.h | $(GUEST)
+	$(CC) $(GUEST_CFLAGS) -o $@ $(filter %.c,$^)
+
+# An in-guest test: every file in its folder, and the shared TAP helper.
+define guest_test
+$(GUEST)/$(1): $(wildcard guest/tests/$(1)/*.c guest/tests/$(1)/*.h) \
+		guest/tests/gtap.c guest/tests/gtap.h | $(GUEST)
+	$$(CC) $$(GUEST_CFLAGS) -Iguest/tests -o $$@ $$(filter %.c,$$^)
+endef
+$(foreach t,knobtest nomtimetest,$(eval $(call guest_test,$(t))))
 
 $(INITRD): guest/init guest/mkinitramfs.sh $(GUEST_BINS)
 	guest/mkinitramfs.sh $@ $(GUEST_BINS)

@@ -10,7 +10,7 @@ KVER=${KVER:-6.1}
 	ls patches/"$KVER"/*/000[1-9]-*.patch
 	git ls-files -co --exclude-standard bench/core bench/harness bench/lab \
 		bench/powercut bench/report bench/cli bench/Makefile proto \
-		guest/agent/agent.c guest/init guest/kernel.config guest/mkinitramfs.sh \
+		guest/agent guest/init guest/kernel.config guest/mkinitramfs.sh \
 		guest/mktools.sh guest/workloads bench/nbdkit scripts/evidence.sh \
 		scripts/evidence-section.sh scripts/evidence-workloads.jq
 } | grep -v '/t_[^/]*$' | LC_ALL=C sort -u | while read -r f; do

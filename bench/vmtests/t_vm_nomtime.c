@@ -1,7 +1,7 @@
 /*
  * t_vm_nomtime: boots a guest with two ext4 filesystems, the first mounted
  * with allow_nomtime and the second without, and proves O_NOMTIME end to
- * end with the in-guest nomtimetest (see guest/agent/nomtimetest.c).
+ * end with the in-guest nomtimetest (see guest/tests/nomtimetest/).
  *
  * Guards: the kernel takes the allow_nomtime mount option; an application
  * on the allowed filesystem gets O_NOMTIME and its writes keep mtime and

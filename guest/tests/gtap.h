@@ -9,7 +9,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static int tests, failed;
+/* gtap.c: results so far, and how many failed */
+extern int tests, failed;
 
 static inline __attribute__((format(printf, 2, 3)))
 void ok(int cond, const char *fmt, ...)
