@@ -14,6 +14,8 @@
  *   NoSuspendEvent, nothing judged, no fsync or fs verdict, and quickly;
  * - QEMU gone before the cut: QemuDied, not judged; QEMU exiting at
  *   start-up: QemuStartFailed;
+ * - --timeout-scale reaches the wait for the suspend: a stall longer than
+ *   the wait is NoSuspendEvent, the same stall at scale 4 is cut and judged;
  * - power-cut's numbers are strict (' 5', '+5' refused);
  * - the summary counts the unmountable and the corrupted.
  */
@@ -129,6 +131,16 @@ static void no_cut(void)
 	cut("exit-at-start", &o, &r);
 	tap_ok(r.verdict == VERDICT_QEMU_START_FAILED && !r.judged,
 	       "QEMU exits at start: QemuStartFailed, not judged (%s)", verdict_name(r.verdict));
+	/* the wait for the suspend: 1 s + twice the dataset's time at the
+	 * profile's rate (emmc, 20 MiB/s), under 3 s for this dataset */
+	cut("stall-ms=3000", &o, &r);
+	tap_ok(r.verdict == VERDICT_NO_SUSPEND_EVENT && !r.judged,
+	       "a 3 s stall before suspending, %llu bytes of dataset, at scale 1: NoSuspendEvent (%s)",
+	       (unsigned long long)r.dataset_bytes, verdict_name(r.verdict));
+	o.hx.timeout_scale = 4;
+	cut("stall-ms=3000", &o, &r);
+	tap_ok(r.verdict == VERDICT_OK && r.judged,
+	       "the same stall at --timeout-scale 4: cut and judged (%s)", verdict_name(r.verdict));
 }
 
 static void summary(void)
