@@ -94,12 +94,14 @@ const char *fakerun_stderr_end(void)
 	return buf;
 }
 
-int fakerun_live_fakes(void)
+int fakerun_live_children(const char *comm)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
+	char want[64];
 	int n = 0;
 
+	snprintf(want, sizeof(want), "(%s)", comm);
 	while (d && (e = readdir(d))) {
 		char path[300], stat[512];
 		FILE *f;
@@ -110,7 +112,7 @@ int fakerun_live_fakes(void)
 		if (!f)
 			continue;
 		/* "pid (comm) state ppid ..." */
-		if (fgets(stat, sizeof(stat), f) && strstr(stat, "(fakeqemu)") &&
+		if (fgets(stat, sizeof(stat), f) && strstr(stat, want) &&
 		    sscanf(strrchr(stat, ')') + 2, "%*c %d", &ppid) == 1 && ppid == getpid())
 			n++;
 		fclose(f);

@@ -25,8 +25,8 @@ void fakerun_opts(struct hx_opts *o);
 void fakerun_stderr_begin(void);
 const char *fakerun_stderr_end(void);
 
-/* Processes named fakeqemu that are children of ours: none may be left. */
-int fakerun_live_fakes(void);
+/* Our children named comm (fakeqemu, nbdkit): none may be left. */
+int fakerun_live_children(const char *comm);
 /* Entries of dir whose names start with prefix. */
 int fakerun_count(const char *dir, const char *prefix);
 void fakerun_done(void);

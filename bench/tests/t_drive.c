@@ -15,7 +15,6 @@
  * mid-run is NbdkitFailed; nothing is left running or on disk.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,32 +33,6 @@
 
 static char img[600];
 static char buf[MIB];
-
-/* nbdkit processes that are children of ours. */
-static int live_nbdkits(void)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d))) {
-		char path[300], stat[512];
-		FILE *f;
-		int ppid = 0;
-
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(stat, sizeof(stat), f) && strstr(stat, "(nbdkit)") &&
-		    sscanf(strrchr(stat, ')') + 2, "%*c %d", &ppid) == 1 && ppid == getpid())
-			n++;
-		fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
 
 static void fresh_image(void)
 {
@@ -195,7 +168,7 @@ static void failures(void)
 
 	tap_ok(drive_start(&d, &c) && !strchr(d.why, '\n') && strstr(d.why, "exited") &&
 	       strstr(d.why, "No such file"), "bad image: one line: %s", d.why);
-	tap_ok(!drive_alive(&d) && live_nbdkits() == 0, "bad image: no nbdkit left");
+	tap_ok(!drive_alive(&d) && fakerun_live_children("nbdkit") == 0, "bad image: no nbdkit left");
 	drive_stop(&d);
 
 	start(&d, &cached, false);
@@ -214,7 +187,7 @@ static void failures(void)
 	t = mono_now();
 	drive_stop(&d);	/* the client never leaves: SIGTERM is not enough */
 	t = mono_now() - t;
-	tap_ok(fd >= 0 && live_nbdkits() == 0 && t < 5,
+	tap_ok(fd >= 0 && fakerun_live_children("nbdkit") == 0 && t < 5,
 	       "stop with a client connected: ended in %.1f s", t);
 	if (fd >= 0)
 		close(fd);
@@ -260,12 +233,12 @@ static void harness(void)
 	fakerun_stderr_begin();
 	v = hx_boot(&h, "drive", true);
 	err = fakerun_stderr_end();
-	tap_ok(v == VERDICT_NBDKIT_FAILED && !h.up && fakerun_live_fakes() == 0 &&
+	tap_ok(v == VERDICT_NBDKIT_FAILED && !h.up && fakerun_live_children("fakeqemu") == 0 &&
 	       strstr(err, "No such file") && h.boot_failures == 1,
 	       "bad image: NbdkitFailed, a failed boot, no QEMU started");
 	h.img[0] = '\0';
 	hx_stop(&h);
-	tap_ok(live_nbdkits() == 0 && fakerun_live_fakes() == 0 &&
+	tap_ok(fakerun_live_children("nbdkit") == 0 && fakerun_live_children("fakeqemu") == 0 &&
 	       fakerun_count(fakerun_dir(), "slab") == 0,
 	       "no nbdkit, no QEMU, no private directory left");
 }

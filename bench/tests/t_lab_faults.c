@@ -311,7 +311,7 @@ static void paths(void)
 	tap_ok(strstr(cmd, "a,,b/data.img") && strstr(cmd, "/tmp/slab.XXXXXX/qmp.sock") &&
 	       !strstr(cmd, "path=/qmp.sock"),
 	       "--show-command: commas doubled, sockets in a placeholder directory");
-	tap_ok(fakerun_live_fakes() == 0 && fakerun_count(fakerun_dir(), "slab.") == 0,
+	tap_ok(fakerun_live_children("fakeqemu") == 0 && fakerun_count(fakerun_dir(), "slab.") == 0,
 	       "no fakeqemu and no slab.* directory left behind");
 }
 

@@ -188,7 +188,7 @@ int main(void)
 	no_cut();
 	summary();
 	numbers();
-	tap_ok(fakerun_live_fakes() == 0 && fakerun_count(fakerun_dir(), "slab.") == 0 &&
+	tap_ok(fakerun_live_children("fakeqemu") == 0 && fakerun_count(fakerun_dir(), "slab.") == 0 &&
 	       fakerun_count(fakerun_dir(), "cut-") == 0,
 	       "no fakeqemu, private directory or disk image left behind");
 	fakerun_done();
