@@ -38,25 +38,6 @@
 #define EVENT		"/sys/kernel/tracing/events/power/suspend_page_cache"
 #define DIRTY_KB	(16 * 1024LL)	/* what each cycle leaves dirty */
 
-static void relay(void *ctx, enum agent_msg m, char *rest)
-{
-	int *guest_failed = ctx;
-	const char *desc;
-
-	if (m != AGENT_MSG_OUT)
-		return;
-	desc = strstr(rest, " - ");
-	desc = desc ? desc + 3 : rest;
-	if (!strncmp(rest, "ok ", 3)) {
-		tap_ok(true, "guest: %s", desc);
-	} else if (!strncmp(rest, "not ok ", 7)) {
-		tap_ok(false, "guest: %s", desc);
-		(*guest_failed)++;
-	} else if (rest[0] == '#') {
-		tap_diag("guest:%s", rest + 1);
-	}
-}
-
 static void first_number(void *ctx, enum agent_msg m, char *rest)
 {
 	long long *v = ctx;
@@ -295,7 +276,7 @@ int main(void)
 		       "kernel has /proc/sys/kernel/suspend_sync (agent saw knob=%s)",
 		       vm.knob);
 		snprintf(req, sizeof(req), "RUN /bin/knobtest %d", def);
-		v = vm_agent_request(&vm, req, relay, &guest_failed, 180000, &status);
+		v = vm_agent_request(&vm, req, vmtest_relay_tap, &guest_failed, 180000, &status);
 		tap_ok(v == VERDICT_OK && status == 0 && !guest_failed,
 		       "guest knobtest exits 0 (%s, status %d)", verdict_name(v), status);
 		if (!knob_only)

@@ -22,25 +22,6 @@
 #include "tap.h"
 #include "vmtest.h"
 
-static void relay(void *ctx, enum agent_msg m, char *rest)
-{
-	int *guest_failed = ctx;
-	const char *desc;
-
-	if (m != AGENT_MSG_OUT)
-		return;
-	desc = strstr(rest, " - ");
-	desc = desc ? desc + 3 : rest;
-	if (!strncmp(rest, "ok ", 3)) {
-		tap_ok(true, "guest: %s", desc);
-	} else if (!strncmp(rest, "not ok ", 7)) {
-		tap_ok(false, "guest: %s", desc);
-		(*guest_failed)++;
-	} else if (rest[0] == '#') {
-		tap_diag("guest:%s", rest + 1);
-	}
-}
-
 int main(void)
 {
 	char dir[] = "/tmp/t_vm_nomtime.XXXXXX", img[64];
@@ -66,7 +47,7 @@ int main(void)
 	if (tap_ok(!nm_mount(&vm, "ext4", "ext4"),
 		   "mount -o allow_nomtime " NM_ALLOW " and plain " NM_DENY)) {
 		v = vm_agent_request(&vm, "RUN /bin/nomtimetest test " NM_ALLOW " " NM_DENY,
-				     relay, &guest_failed, 300000, &status);
+				     vmtest_relay_tap, &guest_failed, 300000, &status);
 		tap_ok(v == VERDICT_OK && status == 0 && !guest_failed,
 		       "guest nomtimetest exits 0 (%s, status %d, %d failed)",
 		       verdict_name(v), status, guest_failed);
