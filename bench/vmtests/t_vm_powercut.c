@@ -10,7 +10,8 @@
  * tampered manifest or a corrupted image is caught, which proves the oracle
  * can fail.
  *
- * Environment: KERNEL, INITRD, TOOLS_DISK; PC_MEM_CUTS overrides the 10.
+ * Environment: KERNEL, INITRD, TOOLS_DISK; PC_MEM_CUTS overrides the 10
+ * (make check sets 5, check-full 10).
  */
 #include <stdio.h>
 #include <stdlib.h>
