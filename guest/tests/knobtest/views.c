@@ -2,17 +2,27 @@
 /* knobtest: reading and writing a view. */
 #include "kt.h"
 
-/* Value of a view as 0/1, or -1 if unreadable or not a plain 0/1 line. */
-int get(const char *path)
+/* One read() of a small proc or sysfs file into buf (NUL-ended); bytes or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
 {
-	char buf[16] = "";
 	int fd = open(path, O_RDONLY);
 	ssize_t n;
 
+	buf[0] = '\0';
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/* Value of a view as 0/1, or -1 if unreadable or not a plain 0/1 line. */
+int get(const char *path)
+{
+	char buf[16];
+	ssize_t n = read_small(path, buf, sizeof(buf));
+
 	if (n == 2 && buf[1] == '\n' && (buf[0] == '0' || buf[0] == '1'))
 		return buf[0] - '0';
 	return -1;
@@ -49,15 +59,9 @@ void set(const char *path, int v)
 
 int get_int(const char *path)
 {
-	char buf[16] = "";
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
+	char buf[16];
 
-	if (fd < 0)
-		return -100;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? atoi(buf) : -100;
+	return read_small(path, buf, sizeof(buf)) > 0 ? atoi(buf) : -100;
 }
 
 void set_int(const char *path, int v)
