@@ -1,7 +1,7 @@
 /*
- * QMP client: a byte buffer fed by poll()+read(), cut into JSON values by
- * jansson, then sorted into replies (checked against the pending id) and
- * events (stashed in arrival order unless somebody is waiting for them).
+ * QMP client, the session: replies checked against the pending id, and
+ * events stashed in arrival order unless somebody is waiting for them.
+ * The stream underneath is qmp_stream.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,105 +16,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "qmp.h"
-
-#define QMP_READ_CHUNK	4096
-/* Far above anything QEMU sends (query-qmp-schema is ~200 KiB). */
-#define QMP_MAX_BUF	(16u << 20)
-#define QMP_RETRY_MS	20
-
-struct qmp {
-	int fd;
-	bool eof;
-	FILE *log;
-	char *buf;			/* received, not yet parsed */
-	size_t len, cap;
-	unsigned long next_id;
-	struct qmp_event *stash;	/* FIFO, oldest first */
-	size_t nstash, stash_cap;
-	char version[32];		/* "" until the handshake succeeded */
-	char err[512];
-};
-
-double qmp_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Deadlines are CLOCK_MONOTONIC milliseconds, -1 meaning never. */
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t deadline_of(int timeout_ms)
-{
-	return timeout_ms < 0 ? -1 : mono_ms() + timeout_ms;
-}
-
-/* poll() timeout for what is left; 0 once passed, so we still look once. */
-static int time_left(int64_t deadline)
-{
-	int64_t left;
-
-	if (deadline < 0)
-		return -1;
-	left = deadline - mono_ms();
-	if (left < 0)
-		return 0;
-	return left > INT_MAX ? INT_MAX : (int)left;
-}
-
-__attribute__((format(printf, 3, 4)))
-static int fail(struct qmp *q, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(q->err, sizeof(q->err), fmt, ap);
-	va_end(ap);
-	return status;
-}
-
-static void log_line(struct qmp *q, char dir, const char *text)
-{
-	if (!q->log)
-		return;
-	fprintf(q->log, "%c %.6f %s\n", dir, qmp_now(), text);
-	fflush(q->log);
-}
-
-static void log_json(struct qmp *q, char dir, const json_t *msg)
-{
-	char *s;
-
-	if (!q->log)
-		return;
-	/* Re-encoded compactly so that every message stays on one line. */
-	s = json_dumps(msg, JSON_COMPACT);
-	log_line(q, dir, s ? s : "(unencodable)");
-	free(s);
-}
-
-/* Raw bytes of a message we could not parse, control chars made visible. */
-static void log_garbage(struct qmp *q)
-{
-	char s[256];
-	size_t i, n = q->len < sizeof(s) - 1 ? q->len : sizeof(s) - 1;
-
-	if (!q->log)
-		return;
-	for (i = 0; i < n; i++)
-		s[i] = (unsigned char)q->buf[i] < 0x20 ? '.' : q->buf[i];
-	s[n] = '\0';
-	log_line(q, '<', s);
-}
+#include "qmp_priv.h"
 
 struct qmp *qmp_new(int fd)
 {
@@ -179,202 +81,6 @@ size_t qmp_stashed(const struct qmp *q)
 	return q->nstash;
 }
 
-int qmp_connect_unix(const char *path, int timeout_ms)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int64_t deadline = deadline_of(timeout_ms);
-	int fd, e, left;
-
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	strcpy(sa.sun_path, path);
-	for (;;) {
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return -1;
-		if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-			return fd;
-		e = errno;
-		close(fd);
-		/* QEMU may not have created or bound the socket yet. */
-		if (e != ENOENT && e != ECONNREFUSED && e != EINTR) {
-			errno = e;
-			return -1;
-		}
-		left = time_left(deadline);
-		if (!left) {
-			errno = ETIMEDOUT;
-			return -1;
-		}
-		if (left < 0 || left > QMP_RETRY_MS)
-			left = QMP_RETRY_MS;
-		nanosleep(&(struct timespec){ .tv_nsec = left * 1000000L }, NULL);
-	}
-}
-
-static void consume(struct qmp *q, size_t n)
-{
-	if (!n)
-		return;		/* buf may still be NULL */
-	memmove(q->buf, q->buf + n, q->len - n);
-	q->len -= n;
-}
-
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-/*
- * Cut one JSON value off the front of the buffer.
- * Returns 1 with *out set, 0 if more input is needed, or QMP_ERR_*.
- */
-static int parse_one(struct qmp *q, json_t **out)
-{
-	json_error_t jerr;
-	json_t *msg;
-	size_t n = 0;
-
-	while (n < q->len && is_ws(q->buf[n]))
-		n++;
-	consume(q, n);
-	if (!q->len)
-		return 0;
-
-	msg = json_loadb(q->buf, q->len, JSON_DISABLE_EOF_CHECK, &jerr);
-	if (msg) {
-		/*
-		 * jansson 2.14 sets position to the bytes it consumed, ending
-		 * right after the closing brace; what follows is left alone.
-		 */
-		if (jerr.position <= 0 || (size_t)jerr.position > q->len) {
-			json_decref(msg);
-			fail(q, QMP_ERR_PROTO, "jansson reported position %d of %zu",
-			     jerr.position, q->len);
-			q->len = 0;
-			return QMP_ERR_PROTO;
-		}
-		consume(q, jerr.position);
-		log_json(q, '<', msg);
-		*out = msg;
-		return 1;
-	}
-	if (json_error_code(&jerr) == json_error_out_of_memory)
-		return fail(q, QMP_ERR_IO, "out of memory parsing JSON");
-	/*
-	 * Input cut inside a token ("tr", "\u00") is reported as an invalid
-	 * token or escape rather than premature end of input, but with the
-	 * lexer at the end of the buffer; a UTF-8 sequence cut short is an
-	 * invalid byte at its start, at most 3 bytes before the end. Only
-	 * errors before that are certainly malformed; the rest are settled
-	 * by the next read (QEMU ends every message with CR LF) or by EOF.
-	 */
-	if (json_error_code(&jerr) == json_error_premature_end_of_input)
-		return 0;
-	if (jerr.position >= 0 && (size_t)jerr.position +
-	    (json_error_code(&jerr) == json_error_invalid_utf8 ? 3 : 0) >= q->len)
-		return 0;
-	log_garbage(q);
-	/* There is no reliable way to resynchronise; drop what we have. */
-	q->len = 0;
-	return fail(q, QMP_ERR_PROTO, "malformed JSON at byte %d: %s",
-		    jerr.position, jerr.text);
-}
-
-/* Wait for and append more input; 0 on progress (data, EOF or EINTR). */
-static int fill(struct qmp *q, int64_t deadline)
-{
-	struct pollfd pfd = { .fd = q->fd, .events = POLLIN };
-	ssize_t n;
-	size_t cap;
-	char *buf;
-	int r;
-
-	if (q->len > QMP_MAX_BUF)
-		return fail(q, QMP_ERR_PROTO, "message larger than %u bytes",
-			    QMP_MAX_BUF);
-	if (q->cap - q->len < QMP_READ_CHUNK) {
-		cap = q->cap ? q->cap * 2 : 2 * QMP_READ_CHUNK;
-		buf = realloc(q->buf, cap);
-		if (!buf)
-			return fail(q, QMP_ERR_IO, "out of memory");
-		q->buf = buf;
-		q->cap = cap;
-	}
-	r = poll(&pfd, 1, time_left(deadline));
-	if (r < 0)
-		return errno == EINTR ? 0 :
-			fail(q, QMP_ERR_IO, "poll: %s", strerror(errno));
-	if (!r)
-		return fail(q, QMP_ERR_TIMEOUT, "timed out waiting for QEMU");
-	n = read(q->fd, q->buf + q->len, q->cap - q->len);
-	if (n > 0) {
-		q->len += n;
-		return 0;
-	}
-	/* A peer that dies with our command unread gives ECONNRESET. */
-	if (!n || errno == ECONNRESET) {
-		q->eof = true;
-		return 0;
-	}
-	if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
-		return 0;
-	return fail(q, QMP_ERR_IO, "read: %s", strerror(errno));
-}
-
-/* Next JSON value from the stream, reading until the deadline. */
-static int read_msg(struct qmp *q, int64_t deadline, json_t **out)
-{
-	int r;
-
-	for (;;) {
-		r = parse_one(q, out);
-		if (r)
-			return r < 0 ? r : QMP_OK;
-		if (q->eof)
-			return q->len ?
-				fail(q, QMP_ERR_EOF,
-				     "EOF in the middle of a message (%zu bytes)",
-				     q->len) :
-				fail(q, QMP_ERR_EOF, "EOF from QEMU");
-		r = fill(q, deadline);
-		if (r)
-			return r;
-	}
-}
-
-static int send_all(struct qmp *q, const char *s, size_t len, int64_t deadline)
-{
-	struct pollfd pfd = { .fd = q->fd, .events = POLLOUT };
-	ssize_t n;
-	int r;
-
-	while (len) {
-		n = send(q->fd, s, len, MSG_NOSIGNAL);
-		if (n < 0 && errno == ENOTSOCK)
-			n = write(q->fd, s, len);
-		if (n >= 0) {
-			s += n;
-			len -= n;
-			continue;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EPIPE || errno == ECONNRESET)
-			return fail(q, QMP_ERR_EOF, "QEMU closed the connection");
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return fail(q, QMP_ERR_IO, "send: %s", strerror(errno));
-		r = poll(&pfd, 1, time_left(deadline));
-		if (r < 0 && errno != EINTR)
-			return fail(q, QMP_ERR_IO, "poll: %s", strerror(errno));
-		if (!r)
-			return fail(q, QMP_ERR_TIMEOUT, "timed out sending");
-	}
-	return QMP_OK;
-}
-
 static int parse_event(struct qmp *q, const json_t *msg, struct qmp_event *ev)
 {
 	const char *name = json_string_value(json_object_get(msg, "event"));
@@ -383,14 +89,14 @@ static int parse_event(struct qmp *q, const json_t *msg, struct qmp_event *ev)
 	json_t *usec = json_object_get(ts, "microseconds");
 
 	if (!name)
-		return fail(q, QMP_ERR_PROTO, "event without a name");
+		return qmp_fail(q, QMP_ERR_PROTO, "event without a name");
 	if (!json_is_integer(sec) || !json_is_integer(usec) ||
 	    json_integer_value(sec) < 0 || json_integer_value(usec) < 0 ||
 	    json_integer_value(usec) > 999999)
-		return fail(q, QMP_ERR_PROTO, "event %s: bad timestamp", name);
+		return qmp_fail(q, QMP_ERR_PROTO, "event %s: bad timestamp", name);
 	ev->name = strdup(name);
 	if (!ev->name)
-		return fail(q, QMP_ERR_IO, "out of memory");
+		return qmp_fail(q, QMP_ERR_IO, "out of memory");
 	ev->timestamp = json_integer_value(sec) + json_integer_value(usec) / 1e6;
 	ev->data = json_incref(json_object_get(msg, "data"));
 	return QMP_OK;
@@ -406,7 +112,7 @@ static int stash_push(struct qmp *q, struct qmp_event *ev)
 		s = realloc(q->stash, cap * sizeof(*s));
 		if (!s) {
 			qmp_event_clear(ev);
-			return fail(q, QMP_ERR_IO, "out of memory");
+			return qmp_fail(q, QMP_ERR_IO, "out of memory");
 		}
 		q->stash = s;
 		q->stash_cap = cap;
@@ -428,12 +134,12 @@ static int pump(struct qmp *q, int64_t deadline, const char *name,
 	int r;
 
 	for (;;) {
-		r = read_msg(q, deadline, &m);
+		r = qmp_read_msg(q, deadline, &m);
 		if (r)
 			return r;
 		if (!json_is_object(m)) {
 			json_decref(m);
-			return fail(q, QMP_ERR_PROTO, "message is not an object");
+			return qmp_fail(q, QMP_ERR_PROTO, "message is not an object");
 		}
 		if (!json_object_get(m, "event")) {
 			*msg = m;
@@ -463,16 +169,16 @@ static int check_reply(struct qmp *q, const json_t *m, const char *id,
 	const char *desc = json_string_value(json_object_get(err, "desc"));
 
 	if (!rv && !err)
-		return fail(q, QMP_ERR_PROTO, "unexpected message for %s", id);
+		return qmp_fail(q, QMP_ERR_PROTO, "unexpected message for %s", id);
 	/* QEMU omits the id when it could not parse the command at all. */
 	if (!rid)
-		return fail(q, QMP_ERR_PROTO, "reply without id for %s%s%s",
+		return qmp_fail(q, QMP_ERR_PROTO, "reply without id for %s%s%s",
 			    id, err ? ": " : "", desc ? desc : "");
 	if (strcmp(rid, id))
-		return fail(q, QMP_ERR_PROTO, "reply id %s, expected %s",
+		return qmp_fail(q, QMP_ERR_PROTO, "reply id %s, expected %s",
 			    rid, id);
 	if (err)
-		return fail(q, QMP_ERR_REPLY, "%s: %s", cls ? cls : "?",
+		return qmp_fail(q, QMP_ERR_REPLY, "%s: %s", cls ? cls : "?",
 			    desc ? desc : "?");
 	if (ret)
 		*ret = json_incref(rv);
@@ -494,12 +200,12 @@ static int do_command(struct qmp *q, const char *cmd, json_t *args,
 	line = req ? json_dumps(req, JSON_COMPACT) : NULL;
 	json_decref(req);
 	if (!line)
-		return fail(q, QMP_ERR_PROTO, "cannot encode command %s",
+		return qmp_fail(q, QMP_ERR_PROTO, "cannot encode command %s",
 			    cmd ? cmd : "(null)");
-	log_line(q, '>', line);
+	qmp_log_line(q, '>', line);
 	n = strlen(line);
 	line[n] = '\n';		/* replaces the NUL; length passed below */
-	r = send_all(q, line, n + 1, deadline);
+	r = qmp_send_all(q, line, n + 1, deadline);
 	free(line);
 	if (r)
 		return r;
@@ -515,12 +221,12 @@ static int do_command(struct qmp *q, const char *cmd, json_t *args,
 int qmp_command(struct qmp *q, const char *cmd, json_t *args, json_t **ret,
 		int timeout_ms)
 {
-	return do_command(q, cmd, args, ret, deadline_of(timeout_ms));
+	return do_command(q, cmd, args, ret, qmp_deadline_of(timeout_ms));
 }
 
 int qmp_handshake(struct qmp *q, int timeout_ms)
 {
-	int64_t deadline = deadline_of(timeout_ms);
+	int64_t deadline = qmp_deadline_of(timeout_ms);
 	json_t *m, *v;
 	char ver[sizeof(q->version)];
 	int r;
@@ -534,7 +240,7 @@ int qmp_handshake(struct qmp *q, int timeout_ms)
 	    !json_is_integer(json_object_get(v, "minor")) ||
 	    !json_is_integer(json_object_get(v, "micro"))) {
 		json_decref(m);
-		return fail(q, QMP_ERR_PROTO, "no QMP greeting");
+		return qmp_fail(q, QMP_ERR_PROTO, "no QMP greeting");
 	}
 	snprintf(ver, sizeof(ver), "%lld.%lld.%lld",
 		 (long long)json_integer_value(json_object_get(v, "major")),
@@ -581,7 +287,7 @@ int qmp_wait_event(struct qmp *q, const char *name, int timeout_ms,
 
 	if (qmp_take_event(q, name, out))
 		return QMP_OK;
-	r = pump(q, deadline_of(timeout_ms), name, &ev, &m);
+	r = pump(q, qmp_deadline_of(timeout_ms), name, &ev, &m);
 	if (r == 1) {
 		if (out)
 			*out = ev;
@@ -591,7 +297,7 @@ int qmp_wait_event(struct qmp *q, const char *name, int timeout_ms,
 	}
 	if (r == QMP_OK) {
 		json_decref(m);
-		return fail(q, QMP_ERR_PROTO, "unexpected reply while waiting for %s",
+		return qmp_fail(q, QMP_ERR_PROTO, "unexpected reply while waiting for %s",
 			    name ? name : "an event");
 	}
 	return r;
@@ -599,7 +305,7 @@ int qmp_wait_event(struct qmp *q, const char *name, int timeout_ms,
 
 int qmp_poll_events(struct qmp *q, int timeout_ms)
 {
-	int64_t deadline = deadline_of(timeout_ms);
+	int64_t deadline = qmp_deadline_of(timeout_ms);
 	size_t before = q->nstash;
 	char err[sizeof(q->err)];
 	json_t *m;
@@ -614,7 +320,7 @@ int qmp_poll_events(struct qmp *q, int timeout_ms)
 	}
 	if (r == QMP_OK) {
 		json_decref(m);
-		return fail(q, QMP_ERR_PROTO, "unexpected reply while polling");
+		return qmp_fail(q, QMP_ERR_PROTO, "unexpected reply while polling");
 	}
 	return r;
 }

@@ -1,5 +1,6 @@
+/* One guest's life: start, readiness, stop, kill, reaping, and the verdicts it ends in (vm.h). */
 #define _GNU_SOURCE
-#include "vm.h"
+#include "vm_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,145 +21,11 @@
 #include "cleanup.h"
 #include "clock.h"
 
-#define OVMF_CODE "/usr/share/OVMF/OVMF_CODE_4M.fd"
 #define OVMF_VARS "/usr/share/OVMF/OVMF_VARS_4M.fd"
-#define SOCKDIR_PLACEHOLDER "/tmp/slab.XXXXXX"
 
 static const char *const log_names[] = {
 	"serial.log", "qemu.stderr", "qmp.log", "ovmf-vars.fd",
 };
-
-void vm_opt_escape(char *buf, size_t n, const char *value)
-{
-	size_t o = 0;
-
-	for (; *value && o + 2 < n; value++) {
-		if (*value == ',')
-			buf[o++] = ',';
-		buf[o++] = *value;
-	}
-	buf[o] = '\0';
-}
-
-static void add(struct vm *vm, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (vm->argc >= (int)(sizeof(vm->argv) / sizeof(vm->argv[0])) - 1)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(&vm->argv[vm->argc], fmt, ap) >= 0)
-		vm->argc++;
-	va_end(ap);
-	vm->argv[vm->argc] = NULL;
-}
-
-static void free_argv(struct vm *vm)
-{
-	for (int i = 0; i < vm->argc; i++)
-		free(vm->argv[i]);
-	vm->argc = 0;
-	vm->argv[0] = NULL;
-}
-
-/* A path inside an option list, commas doubled. */
-static const char *esc(char *buf, size_t n, const char *dir, const char *name)
-{
-	char raw[640];
-
-	snprintf(raw, sizeof(raw), "%s%s%s", dir, name ? "/" : "", name ? name : "");
-	vm_opt_escape(buf, n, raw);
-	return buf;
-}
-
-int vm_build_argv(struct vm *vm, const struct vm_config *cfg)
-{
-	const char *sd = vm->sockdir[0] ? vm->sockdir : SOCKDIR_PLACEHOLDER;
-	const char *ld = vm->logdir[0] ? vm->logdir : sd;
-	bool uefi = cfg->firmware == VM_FW_UEFI;
-	char e[1300];
-
-	free_argv(vm);
-	add(vm, "%s", cfg->qemu ? cfg->qemu : "qemu-system-x86_64");
-	add(vm, "-nodefaults");
-	add(vm, "-no-user-config");
-	add(vm, "-display");
-	add(vm, "none");
-	add(vm, "-no-reboot");
-	add(vm, "-nic");
-	add(vm, "none");
-	add(vm, "-machine");
-	add(vm, "%s,accel=%s", uefi ? "q35" : "pc", cfg->accel ? cfg->accel : "tcg");
-	add(vm, "-m");
-	add(vm, "%d", cfg->mem_mb > 0 ? cfg->mem_mb : 1024);
-	add(vm, "-smp");
-	add(vm, "%d", cfg->smp > 0 ? cfg->smp : 2);
-	add(vm, "-global");
-	add(vm, uefi ? "ICH9-LPC.disable_s3=0" : "PIIX4_PM.disable_s3=0");
-	if (uefi) {
-		add(vm, "-drive");
-		add(vm, "if=pflash,format=raw,unit=0,readonly=on,file=%s", OVMF_CODE);
-		add(vm, "-drive");
-		add(vm, "if=pflash,format=raw,unit=1,file=%s",
-		    esc(e, sizeof(e), ld, "ovmf-vars.fd"));
-	}
-	add(vm, "-kernel");
-	add(vm, "%s", cfg->kernel);
-	add(vm, "-initrd");
-	add(vm, "%s", cfg->initrd);
-	/* i8042.noaux: the emulated PS/2 mouse takes up to 0.4 s to suspend,
-	 * at random; the keyboard alone is the s2idle wake source */
-	add(vm, "-append");
-	add(vm, "console=ttyS0 panic=-1 no_console_suspend loglevel=4 i8042.noaux%s%s",
-	    cfg->append ? " " : "", cfg->append ? cfg->append : "");
-	add(vm, "-chardev");
-	add(vm, "file,id=serial,path=%s", esc(e, sizeof(e), ld, "serial.log"));
-	add(vm, "-serial");
-	add(vm, "chardev:serial");
-	add(vm, "-chardev");
-	add(vm, "socket,id=qmp,path=%s,server=on,wait=off", esc(e, sizeof(e), sd, "qmp.sock"));
-	add(vm, "-mon");
-	add(vm, "chardev=qmp,mode=control");
-	add(vm, "-chardev");
-	add(vm, "socket,id=agent,path=%s,server=on,wait=off", esc(e, sizeof(e), sd, "agent.sock"));
-	add(vm, "-device");
-	add(vm, "virtio-serial-pci");
-	add(vm, "-device");
-	add(vm, "virtserialport,chardev=agent,name=%s", AGENT_PORT_NAME);
-	/* cache=none: what QEMU completed is on the host disk, so a SIGKILL
-	 * loses exactly what the guest had not written out.  An NBD export
-	 * (the drive model) has no host file: its opts set the cache mode. */
-	for (int i = 0; i < cfg->n_drives && i < VM_MAX_DRIVES; i++) {
-		const struct vm_drive *d = &cfg->drives[i];
-
-		add(vm, "-drive");
-		if (d->readonly)
-			add(vm, "file=%s,if=virtio,format=raw,readonly=on",
-			    esc(e, sizeof(e), d->file, NULL));
-		else
-			add(vm, "file=%s,if=virtio,format=raw%s%s",
-			    esc(e, sizeof(e), d->file, NULL),
-			    strncmp(d->file, "nbd", 3) ? ",cache=none,aio=threads" : "",
-			    d->opts ? d->opts : "");
-	}
-	for (const char *const *x = cfg->extra; x && *x; x++)
-		add(vm, "%s", *x);
-	return vm->argc;
-}
-
-void vm_format_command(const struct vm *vm, char *buf, size_t n)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < vm->argc && o < n; i++) {
-		const char *a = vm->argv[i];
-		bool q = strpbrk(a, " \"'$\\") != NULL;
-
-		o += snprintf(buf + o, n - o, q ? "%s'%s'" : "%s%s",
-			      i ? " " : "", a);
-	}
-}
 
 static int copy_file(const char *from, const char *to)
 {
@@ -210,7 +77,7 @@ static int connect_unix(const char *path)
 	return -1;
 }
 
-static void path_in(char *buf, size_t n, const char *dir, const char *name)
+void vm_path_in(char *buf, size_t n, const char *dir, const char *name)
 {
 	snprintf(buf, n, "%s/%s", dir, name);
 }
@@ -259,14 +126,14 @@ static int make_dirs(struct vm *vm, const struct vm_config *cfg)
 		return -1;
 	}
 	vm->h_dirs[0] = cleanup_dir(vm->sockdir);
-	path_in(p, sizeof(p), vm->sockdir, "qmp.sock");
+	vm_path_in(p, sizeof(p), vm->sockdir, "qmp.sock");
 	vm->h_files[0] = cleanup_file(p);
-	path_in(p, sizeof(p), vm->sockdir, "agent.sock");
+	vm_path_in(p, sizeof(p), vm->sockdir, "agent.sock");
 	vm->h_files[1] = cleanup_file(p);
 	if (!cfg->logdir) {
 		snprintf(vm->logdir, sizeof(vm->logdir), "%s", vm->sockdir);
 		for (unsigned int i = 0; i < 4; i++) {
-			path_in(p, sizeof(p), vm->logdir, log_names[i]);
+			vm_path_in(p, sizeof(p), vm->logdir, log_names[i]);
 			vm->h_files[2 + i] = cleanup_file(p);
 		}
 		return 0;
@@ -288,7 +155,7 @@ static void spawn(struct vm *vm)
 	char path[600];
 	int fd;
 
-	path_in(path, sizeof(path), vm->logdir, "qemu.stderr");
+	vm_path_in(path, sizeof(path), vm->logdir, "qemu.stderr");
 	vm->t_spawn = mono_now();
 	vm->pid = fork();
 	if (vm->pid == 0) {
@@ -350,7 +217,7 @@ enum verdict vm_start(struct vm *vm, const struct vm_config *cfg)
 			    vm->sockdir[0] ? vm->logdir : "a private directory",
 			    strerror(errno));
 	if (cfg->firmware == VM_FW_UEFI) {
-		path_in(path, sizeof(path), vm->logdir, "ovmf-vars.fd");
+		vm_path_in(path, sizeof(path), vm->logdir, "ovmf-vars.fd");
 		if (copy_file(OVMF_VARS, path))
 			return fail(vm, VERDICT_QEMU_START_FAILED,
 				    "cannot copy %s (apt-get install ovmf)", OVMF_VARS);
@@ -361,7 +228,7 @@ enum verdict vm_start(struct vm *vm, const struct vm_config *cfg)
 		return fail(vm, VERDICT_QEMU_START_FAILED, "fork: %s", strerror(errno));
 
 	deadline = mono_now() + cfg->boot_timeout_ms / 1000.0;
-	path_in(path, sizeof(path), vm->sockdir, "qmp.sock");
+	vm_path_in(path, sizeof(path), vm->sockdir, "qmp.sock");
 	for (fd = -1; fd < 0; ) {
 		if (!vm_alive(vm))
 			return start_failed(vm);
@@ -371,7 +238,7 @@ enum verdict vm_start(struct vm *vm, const struct vm_config *cfg)
 	}
 	vm->qmp = qmp_new(fd);
 	if (vm->keep_logs) {
-		path_in(path, sizeof(path), vm->logdir, "qmp.log");
+		vm_path_in(path, sizeof(path), vm->logdir, "qmp.log");
 		vm->qmp_log = fopen(path, "we");
 		if (vm->qmp_log) {
 			setvbuf(vm->qmp_log, NULL, _IOLBF, 0);
@@ -382,7 +249,7 @@ enum verdict vm_start(struct vm *vm, const struct vm_config *cfg)
 		return gone(vm, 1000) ? start_failed(vm) :
 			fail(vm, VERDICT_PROTOCOL, "QMP handshake: %s", qmp_last_error(vm->qmp));
 
-	path_in(path, sizeof(path), vm->sockdir, "agent.sock");
+	vm_path_in(path, sizeof(path), vm->sockdir, "agent.sock");
 	while ((fd = connect_unix(path)) < 0) {
 		if (!vm_alive(vm))
 			return start_failed(vm);
@@ -438,12 +305,12 @@ void vm_stop(struct vm *vm)
 		close(vm->pidfd);
 	vm->pidfd = -1;
 	if (vm->sockdir[0]) {
-		path_in(path, sizeof(path), vm->sockdir, "qmp.sock");
+		vm_path_in(path, sizeof(path), vm->sockdir, "qmp.sock");
 		unlink(path);
-		path_in(path, sizeof(path), vm->sockdir, "agent.sock");
+		vm_path_in(path, sizeof(path), vm->sockdir, "agent.sock");
 		unlink(path);
 		for (unsigned int i = 0; !vm->keep_logs && i < 4; i++) {
-			path_in(path, sizeof(path), vm->logdir, log_names[i]);
+			vm_path_in(path, sizeof(path), vm->logdir, log_names[i]);
 			unlink(path);
 		}
 		rmdir(vm->sockdir);
@@ -451,7 +318,7 @@ void vm_stop(struct vm *vm)
 	for (int i = 0; i < 6; i++)
 		cleanup_forget(vm->h_files[i]);
 	cleanup_forget(vm->h_dirs[0]);
-	free_argv(vm);
+	vm_free_argv(vm);
 }
 
 bool vm_kill(struct vm *vm)
@@ -476,7 +343,7 @@ void vm_report_death(struct vm *vm)
 		exit_text(vm, line, sizeof(line));
 		fprintf(stderr, "suspend-lab: QEMU (pid %d) %s\n", vm->pid, line);
 	}
-	path_in(path, sizeof(path), vm->logdir, "qemu.stderr");
+	vm_path_in(path, sizeof(path), vm->logdir, "qemu.stderr");
 	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f))
 		fprintf(stderr, "qemu: %s", line);
@@ -519,75 +386,4 @@ enum verdict vm_agent_request(struct vm *vm, const char *req, chan_line_fn fn,
 					  fn, ctx, status);
 
 	return vm_chan_verdict(vm, s);
-}
-
-long vm_serial_size(struct vm *vm)
-{
-	char path[600];
-	struct stat st;
-
-	path_in(path, sizeof(path), vm->logdir, "serial.log");
-	return stat(path, &st) ? 0 : (long)st.st_size;
-}
-
-bool vm_serial_find(struct vm *vm, const char *needle, long from, char *buf, size_t n)
-{
-	char path[600], line[1024];
-	bool found = false;
-	FILE *f;
-
-	path_in(path, sizeof(path), vm->logdir, "serial.log");
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fseek(f, from, SEEK_SET))
-		while (!found && fgets(line, sizeof(line), f))
-			if (strstr(line, needle)) {
-				found = true;
-				if (buf)
-					snprintf(buf, n, "%s", line);
-			}
-	fclose(f);
-	return found;
-}
-
-void vm_serial_tail(struct vm *vm, char *buf, size_t n, int lines)
-{
-	char path[600];
-	long size = vm_serial_size(vm), from;
-	size_t len;
-	FILE *f;
-	int nl = 0;
-
-	buf[0] = '\0';
-	path_in(path, sizeof(path), vm->logdir, "serial.log");
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	from = size > (long)n - 1 ? size - (long)n + 1 : 0;
-	if (!fseek(f, from, SEEK_SET)) {
-		len = fread(buf, 1, n - 1, f);
-		buf[len] = '\0';
-		/* keep the last `lines` lines */
-		for (char *p = buf + len; p > buf; p--)
-			if (p[-1] == '\n' && p != buf + len && ++nl == lines) {
-				memmove(buf, p, strlen(p) + 1);
-				break;
-			}
-	}
-	fclose(f);
-}
-
-bool vm_serial_wait(struct vm *vm, const char *needle, long from, int timeout_ms)
-{
-	double deadline = mono_now() + timeout_ms / 1000.0;
-
-	while (ms_left(deadline)) {
-		if (vm_serial_find(vm, needle, from, NULL, 0))
-			return true;
-		if (!vm_alive(vm))
-			return false;
-		usleep(5000);
-	}
-	return false;
 }

@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "clock.h"
 #include "image.h"
+#include "vmsuspend.h"
 
 #define MIB (1024ULL * 1024)
 
@@ -114,7 +115,6 @@ static enum verdict suspend(const struct cs_opts *o, struct hx *h, struct rec *r
 	enum agent_msg tag;
 	enum chan_status s;
 	char *rest;
-	int q;
 
 	rc->c->at_request = log_size(rc->log);
 	if ((s = chan_send(&vm->agent, "SUSPEND %s", o->state)))
@@ -125,10 +125,14 @@ static enum verdict suspend(const struct cs_opts *o, struct hx *h, struct rec *r
 	if (tag != AGENT_MSG_REQUEST)
 		return VERDICT_PROTOCOL;
 	if (!strcmp(o->state, "mem")) {
-		q = qmp_wait_event(vm->qmp, "SUSPEND", ms, NULL);
-		if (q)
-			return q == QMP_ERR_TIMEOUT ? VERDICT_NO_SUSPEND_EVENT :
-				vm_qmp_verdict(vm, q, VERDICT_PROTOCOL);
+		double t_event;
+		char why[200];
+		enum verdict v = vm_await_suspend(vm, ms, &t_event, &rest, why, sizeof(why));
+
+		if (v) {
+			fprintf(stderr, "%s: %s\n", cli_prog, why);
+			return v;
+		}
 	} else if (!vm_serial_wait(vm, "PM: suspend-to-idle", from, ms)) {
 		return VERDICT_NO_SUSPEND_EVENT;
 	}

@@ -1,3 +1,4 @@
+/* One suspend/resume cycle, driven over QMP and the agent (cycle.h). */
 #define _GNU_SOURCE
 #include "cycle.h"
 
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "vmsuspend.h"
 
 const struct cycle_timeouts cycle_default_timeouts = {
 	.request_ms = 10000,
@@ -18,134 +20,6 @@ const struct cycle_timeouts cycle_default_timeouts = {
 	.first_key_ms = 1000,
 	.key_every_ms = 400,
 };
-
-/*
- * The kernel's at-risk report, once per suspend right before devices
- * suspend: "  sh-74  [001] .....  12.3: suspend_page_cache: dirty_kb=65536
- * writeback_kb=0".
- */
-static bool parse_skip_event(struct cycle *c, const char *line)
-{
-	const char *p = strstr(line, ": suspend_page_cache: ");
-	long long d, w;
-
-	if (!p || sscanf(p, ": suspend_page_cache: dirty_kb=%lld writeback_kb=%lld",
-			 &d, &w) != 2)
-		return false;
-	c->skip_events++;
-	c->skip_dirty_kb = d;
-	c->skip_writeback_kb = w;
-	return true;
-}
-
-/* "  sh-74  [001] .....  12.345678: suspend_resume: sync_filesystems[0] begin" */
-bool cycle_parse_trace(struct cycle *c, const char *line)
-{
-	const char *tag = strstr(line, ": suspend_resume: ");
-	const char *p, *act;
-	char name[sizeof(c->phases[0].name)];
-	size_t len;
-	double t;
-	bool begin;
-	int i;
-
-	if (!tag)
-		return parse_skip_event(c, line);
-	for (p = tag; p > line && p[-1] != ' '; p--)
-		;
-	if (sscanf(p, "%lf", &t) != 1)
-		return false;
-	act = tag + strlen(": suspend_resume: ");
-	len = strcspn(act, "[ ");
-	if (!len || len >= sizeof(name))
-		return false;
-	memcpy(name, act, len);
-	name[len] = '\0';
-	if (strstr(act + len, "] begin"))
-		begin = true;
-	else if (strstr(act + len, "] end"))
-		begin = false;
-	else
-		return false;
-
-	if (begin) {
-		if (c->n_phases >= CYCLE_MAX_PHASES)
-			return false;
-		i = c->n_phases++;
-		snprintf(c->phases[i].name, sizeof(c->phases[i].name), "%s", name);
-		c->phases[i].begin = t;
-		c->phases[i].end = -1;
-		return true;
-	}
-	for (i = c->n_phases - 1; i >= 0; i--)
-		if (c->phases[i].end < 0 && !strcmp(c->phases[i].name, name)) {
-			c->phases[i].end = t;
-			return true;
-		}
-	return false;
-}
-
-/*
- * /dev/kmsg records: "6,208,3354359,-;Filesystems sync: 0.085 seconds" and,
- * with pm_debug_messages on, the at-risk report: "7,210,1,-;PM: Dirty page
- * cache at risk: 65536 kB (writeback: 0 kB)".
- */
-bool cycle_parse_kmsg(struct cycle *c, const char *line)
-{
-	const char *sync = strstr(line, "Filesystems sync: ");
-	const char *risk = strstr(line, "PM: Dirty page cache at risk: ");
-	long long d, w;
-	double s;
-
-	if (sync && sscanf(sync, "Filesystems sync: %lf seconds", &s) == 1) {
-		c->fs_sync_lines++;
-		c->fs_sync_s = s;
-		return true;
-	}
-	if (risk && sscanf(risk, "PM: Dirty page cache at risk: %lld kB (writeback: %lld kB",
-			   &d, &w) == 2) {
-		c->skip_lines++;
-		c->skip_line_dirty_kb = d;
-		c->skip_line_writeback_kb = w;
-		return true;
-	}
-	return false;
-}
-
-double cycle_phase_s(const struct cycle *c, const char *name)
-{
-	double sum = -1;
-
-	for (int i = 0; i < c->n_phases; i++)
-		if (!strcmp(c->phases[i].name, name) && c->phases[i].end >= 0)
-			sum = (sum < 0 ? 0 : sum) + c->phases[i].end - c->phases[i].begin;
-	return sum;
-}
-
-double cycle_phase_begin(const struct cycle *c, const char *name)
-{
-	for (int i = 0; i < c->n_phases; i++)
-		if (!strcmp(c->phases[i].name, name))
-			return c->phases[i].begin;
-	return -1;
-}
-
-double cycle_phase_end(const struct cycle *c, const char *name)
-{
-	for (int i = c->n_phases - 1; i >= 0; i--)
-		if (!strcmp(c->phases[i].name, name))
-			return c->phases[i].end;
-	return -1;
-}
-
-int cycle_phase_count(const struct cycle *c, const char *name)
-{
-	int n = 0;
-
-	for (int i = 0; i < c->n_phases; i++)
-		n += !strcmp(c->phases[i].name, name);
-	return n;
-}
 
 /* mono_ns=.. real_ns=.. boot_ns=..: all three, or false */
 static bool parse_clocks(const char *rest, struct guest_clocks *g)
@@ -237,21 +111,25 @@ static enum verdict wait_msg(struct vm *vm, struct cycle *c, enum agent_msg want
 	}
 }
 
+/*
+ * mem: QEMU's SUSPEND, then system_wakeup.  *early: the agent's RESUMED
+ * came first (the kernel gave up on the suspend); it is in *rest, and the
+ * cycle goes on to the agent's report, which says why.
+ */
 static enum verdict wake_mem(struct vm *vm, struct cycle *c,
-			     const struct cycle_timeouts *to)
+			     const struct cycle_timeouts *to, bool *early, char **rest)
 {
-	struct qmp_event ev;
+	char why[sizeof(c->why)];
+	enum verdict v;
 	int r;
 
-	r = qmp_wait_event(vm->qmp, "SUSPEND", to->suspend_ms, &ev);
-	if (r == QMP_ERR_TIMEOUT)
-		return fail(vm, c, VERDICT_NO_SUSPEND_EVENT, "no SUSPEND event in %d ms",
-			    to->suspend_ms);
-	if (r)
-		return fail(vm, c, vm_qmp_verdict(vm, r, VERDICT_PROTOCOL),
-			    "waiting for SUSPEND: %s", qmp_last_error(vm->qmp));
-	c->suspend_event = ev.timestamp;
-	qmp_event_clear(&ev);
+	v = vm_await_suspend(vm, to->suspend_ms, &c->suspend_event, rest, why,
+			     sizeof(why));
+	*early = v == VERDICT_SUSPEND_FAILED;
+	if (*early)
+		return VERDICT_OK;
+	if (v)
+		return fail(vm, c, v, "%s", why);
 	c->wake_host = qmp_now();
 	r = qmp_command(vm->qmp, "system_wakeup", NULL, NULL, to->qmp_ms);
 	if (r)
@@ -381,8 +259,10 @@ enum verdict cycle_run(struct vm *vm, const char *state,
 		return fail(vm, c, VERDICT_PROTOCOL, "REQUEST without its keys");
 
 	if (mem) {
-		v = wake_mem(vm, c, to);
-		if (!v)
+		bool early;
+
+		v = wake_mem(vm, c, to, &early, &rest);
+		if (!v && !early)
 			v = wait_msg(vm, c, AGENT_MSG_RESUMED, to->wake_ms,
 				     VERDICT_RESUME_TIMEOUT, &rest);
 	} else {
@@ -401,8 +281,10 @@ enum verdict cycle_run(struct vm *vm, const char *state,
 	if (v)
 		return v;
 	if (st || c->rc)
-		return fail(vm, c, VERDICT_SUSPEND_FAILED, "writing %s: %s", state,
-			    strerror(c->rc ? c->rc : (int)st));
+		return fail(vm, c, VERDICT_SUSPEND_FAILED, "writing %s: %s%s%s%s", state,
+			    strerror(c->rc ? c->rc : (int)st),
+			    c->kernel_err[0] ? " (kernel: " : "", c->kernel_err,
+			    c->kernel_err[0] ? ")" : "");
 	if (cycle_phase_count(c, "machine_suspend") == 0)
 		return fail(vm, c, VERDICT_NOT_SUSPENDED, "no machine_suspend phase");
 	c->verdict = VERDICT_OK;

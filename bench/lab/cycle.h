@@ -40,6 +40,7 @@ struct cycle {
 	char why[256];			/* what went wrong, for the report */
 	char state[8];
 	int rc;				/* errno of the state write */
+	char kernel_err[120];		/* the first kernel error of the request */
 	long long dirty_kb, writeback_kb;	/* /proc/meminfo at the request */
 	struct guest_clocks req_guest, resumed_guest;	/* resumed: as RESUMED left */
 	double resumed_ret_mono;	/* guest mono when the state write returned */

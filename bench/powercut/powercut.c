@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "guestcmd.h"
 #include "hostrun.h"
+#include "vmsuspend.h"
 
 #define MIB (1024ULL * 1024)
 
@@ -78,12 +79,11 @@ static enum verdict cut(const struct pc_opts *o, struct hx *h, struct pc_record 
 	long serial_from = vm_serial_size(vm);
 	int susp_ms = hx_ms(h, h->base.suspend + (int)(2000.0 * r->dataset_bytes /
 			    (o->hx.profile->write_bps ? o->hx.profile->write_bps : 200 * MIB)));
-	double t_req;
+	double t_req, t_event;
 	enum agent_msg tag;
 	enum chan_status s;
-	char line[256], *rest;
+	char line[256], why[200], *rest;
 	enum verdict v;
-	int q;
 
 	if ((s = chan_send(&vm->agent, "SUSPEND %s", o->state)))
 		return fail(h, r, vm_chan_verdict(vm, s), "SUSPEND: %s", vm->agent.why);
@@ -106,13 +106,9 @@ static enum verdict cut(const struct pc_opts *o, struct hx *h, struct pc_record 
 		break;
 	case CUT_SUSPENDED:
 		if (!strcmp(o->state, "mem")) {
-			q = qmp_wait_event(vm->qmp, "SUSPEND", susp_ms, NULL);
-			if (q == QMP_ERR_TIMEOUT)
-				return fail(h, r, VERDICT_NO_SUSPEND_EVENT,
-					    "no SUSPEND event in %d ms: nothing was cut", susp_ms);
-			if (q)
-				return fail(h, r, vm_qmp_verdict(vm, q, VERDICT_PROTOCOL),
-					    "waiting for SUSPEND: %s", qmp_last_error(vm->qmp));
+			v = vm_await_suspend(vm, susp_ms, &t_event, &rest, why, sizeof(why));
+			if (v)
+				return fail(h, r, v, "%s: nothing was cut", why);
 		} else if (!vm_serial_wait(vm, "PM: suspend-to-idle", serial_from, susp_ms)) {
 			return fail(h, r, VERDICT_NO_SUSPEND_EVENT,
 				    "no 'PM: suspend-to-idle' in %d ms: nothing was cut", susp_ms);

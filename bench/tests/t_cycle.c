@@ -107,5 +107,18 @@ int main(void)
 	tap_ok(!cycle_parse_kmsg(&c, "6,212,1,-;PM: Sync skipped: 65536 kB dirty, 0 kB writeback at risk") &&
 	       c.skip_lines == 1, "v1's \"PM: Sync skipped\" line is not taken for it");
 	tap_ok(c.fs_sync_lines == 1, "the at-risk line is not a \"Filesystems sync\" line");
+
+	/* the kernel's first error: why a suspend was given up */
+	tap_ok(!c.kernel_err[0], "no error kept from info and debug records");
+	cycle_parse_kmsg(&c, "3,213,1,-;PM: Some devices failed to suspend, or early wake event detected");
+	cycle_parse_kmsg(&c, "3,214,1,-;Freezing of tasks failed after 20.005 seconds:");
+	tap_ok(!strcmp(c.kernel_err, "PM: Some devices failed to suspend, or early wake event detected"),
+	       "the first error record is kept whole, later ones not (%s)", c.kernel_err);
+	cycle_init(&c, "mem");
+	cycle_parse_kmsg(&c, "11,215,1,-;Freezing of tasks failed after 20.005 seconds"
+			 " (1 tasks refusing to freeze, wq_busy=0):");
+	tap_ok(!strcmp(c.kernel_err, "Freezing of tasks failed after 20.005 seconds"
+			" (1 tasks refusing to freeze, wq_busy=0)"),
+	       "an error of facility 1 (level 3) is kept, without the colon of its task list");
 	return tap_done();
 }

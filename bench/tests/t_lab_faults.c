@@ -229,6 +229,13 @@ static void suspend_faults(void)
 	       "a guest that never suspends: NoSuspendEvent");
 	lab_result_free(&r);
 
+	run("freeze-fails", &o, &r, n, &err);
+	tap_ok(!n[VERDICT_OK] && strstr(err, "SuspendFailed (writing mem: Device or resource busy"
+					" (kernel: Freezing of tasks failed") &&
+	       !strstr(err, "NoSuspendEvent"),
+	       "the kernel gives up on the suspend: SuspendFailed with its reason, not NoSuspendEvent");
+	lab_result_free(&r);
+
 	run("wake-refused", &o, &r, n, &err);
 	tap_ok(!n[VERDICT_OK] && strstr(err, "WakeFailed"), "system_wakeup refused: WakeFailed");
 	lab_result_free(&r);

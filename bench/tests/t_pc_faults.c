@@ -125,6 +125,10 @@ static void no_cut(void)
 	tap_ok(r.verdict == VERDICT_NO_SUSPEND_EVENT && !r.judged && !r.fs_clean &&
 	       r.n[FV_NOT_JUDGED] == 0 && t0 < 15,
 	       "never suspended: NoSuspendEvent, nothing judged, after %.1f s", t0);
+	cut("freeze-fails", &o, &r);
+	tap_ok(r.verdict == VERDICT_SUSPEND_FAILED && !r.judged &&
+	       strstr(r.why, "gave up") && strstr(r.why, "nothing was cut"),
+	       "the kernel gives up on the suspend: SuspendFailed, nothing cut (%s)", r.why);
 	cut("die-after=12", &o, &r);
 	tap_ok(r.verdict == VERDICT_QEMU_DIED && !r.judged,
 	       "QEMU gone before the cut: QemuDied, not judged (%s)", verdict_name(r.verdict));

@@ -1,7 +1,8 @@
 /*
- * t_qmp_fault: the QMP client (qmp.c) when the peer misbehaves. Guards: error
- * replies, wrong or missing ids, malformed JSON, EOF mid-message, timeouts,
- * EINTR, and connecting to a socket that appears late or refuses.
+ * t_qmp_fault: the QMP client (qmp.c, qmp_stream.c) when the peer
+ * misbehaves. Guards: error replies, wrong or missing ids, malformed JSON,
+ * EOF mid-message, timeouts, EINTR, and connecting to a socket that appears
+ * late or refuses.
  */
 #include <errno.h>
 #include <signal.h>

@@ -1,7 +1,8 @@
 /*
- * t_qmp_stream: the QMP client (qmp.c) against a fake QEMU (qmpfake.c).
- * Guards: the handshake, messages split at any byte or packed into one read,
- * events before a reply stashed in order with exact timestamps, and the log.
+ * t_qmp_stream: the QMP client (qmp.c, qmp_stream.c) against a fake QEMU
+ * (qmpfake.c). Guards: the handshake, messages split at any byte or packed
+ * into one read, events before a reply stashed in order with exact
+ * timestamps, and the log.
  */
 #include <stdio.h>
 #include <stdlib.h>

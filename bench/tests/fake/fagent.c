@@ -227,6 +227,19 @@ static void suspend(const char *arg)
 		say("REQUEST %s dirty_kb=%lld writeback_kb=0 state=%s", t, dirty, state);
 	if (fk_has("no-suspend"))
 		return;	/* a guest stuck on its way down */
+	if (fk_has("freeze-fails")) {	/* the kernel gives up: EBUSY, no event */
+		struct timespec ret;
+
+		clock_gettime(CLOCK_MONOTONIC, &ret);
+		clocks(t, sizeof(t));
+		say("RESUMED %s ret_mono_ns=%lld rc=%d", t,
+		    ret.tv_sec * 1000000000LL + ret.tv_nsec, EBUSY);
+		say("KMSG 6,300,5000000,-;PM: suspend entry (deep)");
+		say("KMSG 3,301,5000100,-;Freezing of tasks failed after 0.05 seconds"
+		    " (1 tasks refusing to freeze, wq_busy=0):");
+		say("DONE status=%d", EBUSY);
+		return;
+	}
 	suspend_at = now() + (stall ? atoi(stall) / 1000.0 : 0);
 }
 

@@ -14,6 +14,8 @@
  *   missing-keys        REQUEST without dirty_kb
  *   stall-ms=N          wait N ms between REQUEST and suspending
  *   no-suspend          never suspend: no SUSPEND event, ever
+ *   freeze-fails        the kernel gives up on the suspend: RESUMED rc=EBUSY
+ *                       and a "Freezing of tasks failed" error, no event
  *   wake-refused        system_wakeup answers with an error
  *   fail-run=TEXT       RUN commands containing TEXT exit with status 1
  *   knob-refused        SET answers EACCES
