@@ -21,6 +21,7 @@
 #include "hx.h"
 #include "pattern.h"
 #include "tap.h"
+#include "vmtest.h"
 
 #define DIR HX_DATA_MNT "/agent"
 #define SEED 77ULL
@@ -140,16 +141,8 @@ int main(void)
 	struct hx_opts o;
 	struct hx h;
 
-	if (!getenv("KERNEL") || !getenv("INITRD") || !getenv("TOOLS_DISK")) {
-		tap_skip("KERNEL, INITRD and TOOLS_DISK are needed", "the real agent");
+	if (!vmtest_lab_opts(&o, dir, "the real agent"))
 		return tap_done();
-	}
-	if (!mkdtemp(dir))
-		return 1;
-	hx_opts_defaults(&o);
-	o.out_dir = dir;
-	o.quiet = true;
-	o.keep_logs = getenv("SLAB_LOGDIR") != NULL;
 	hx_init(&h, &o);
 	snprintf(img, sizeof(img), "%s/data.img", dir);
 	if (tap_ok(!hx_image(&h, img, 64ULL << 20) && !hx_boot(&h, "agent", false) &&

@@ -24,6 +24,7 @@
 #include "devstats.h"
 #include "powercut.h"
 #include "tap.h"
+#include "vmtest.h"
 
 #define MIB (1024ULL * 1024)
 #define DIRTY_MIB 16
@@ -145,16 +146,8 @@ int main(void)
 	struct pc_opts pc;
 	struct hx h;
 
-	if (!getenv("KERNEL") || !getenv("INITRD") || !getenv("TOOLS_DISK")) {
-		tap_skip("KERNEL, INITRD and TOOLS_DISK are needed", "the drive model in a guest");
+	if (!vmtest_lab_opts(&o, dir, "the drive model in a guest"))
 		return tap_done();
-	}
-	if (!mkdtemp(dir))
-		return 1;
-	hx_opts_defaults(&o);
-	o.out_dir = dir;
-	o.quiet = true;
-	o.keep_logs = getenv("SLAB_LOGDIR") != NULL;
 
 	if (tap_ok(boot(&h, &o, "drive-emmc") && h.drive_on, "emmc boots through nbdkit")) {
 		write_cache(&h, "write back", "emmc");

@@ -19,6 +19,7 @@
 
 #include "powercut.h"
 #include "tap.h"
+#include "vmtest.h"
 
 static struct pc_opts base;
 static int idx;
@@ -53,19 +54,11 @@ int main(void)
 	struct pc_record r;
 	char what[64];
 
-	if (!getenv("KERNEL") || !getenv("INITRD") || !getenv("TOOLS_DISK")) {
-		tap_skip("KERNEL, INITRD and TOOLS_DISK are needed", "power cuts");
-		return tap_done();
-	}
-	if (!mkdtemp(dir))
-		return 1;
 	base = (struct pc_opts){
 		.cut_offset_ms = -1, .cycles = 1, .big_bytes = 4 << 20, .seed = 7,
 	};
-	hx_opts_defaults(&base.hx);
-	base.hx.out_dir = dir;
-	base.hx.quiet = true;
-	base.hx.keep_logs = getenv("SLAB_LOGDIR") != NULL;
+	if (!vmtest_lab_opts(&base.hx, dir, "power cuts"))
+		return tap_done();
 
 	for (int i = 0; i < mem_cuts; i++) {
 		snprintf(what, sizeof(what), "mem sync=1 suspended #%d", i + 1);

@@ -3,8 +3,10 @@
 #ifndef SLAB_VMTEST_H
 #define SLAB_VMTEST_H
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "hx.h"
 #include "tap.h"
 #include "vm.h"
 
@@ -38,6 +40,29 @@ static inline void vmtest_relay_tap(void *ctx, enum agent_msg m, char *rest)
 	} else if (rest[0] == '#') {
 		tap_diag("guest:%s", rest + 1);
 	}
+}
+
+/*
+ * The harness options of a lab VM test: quiet, logs kept when SLAB_LOGDIR
+ * is set, results in a new directory made from the template dir.  false
+ * after one TAP line: a SKIP when KERNEL, INITRD or TOOLS_DISK is not
+ * given, a failure when dir cannot be made.  Inline, like the relay.
+ */
+static inline bool vmtest_lab_opts(struct hx_opts *o, char *dir, const char *what)
+{
+	if (!getenv("KERNEL") || !getenv("INITRD") || !getenv("TOOLS_DISK")) {
+		tap_skip("KERNEL, INITRD and TOOLS_DISK are needed", "%s", what);
+		return false;
+	}
+	if (!mkdtemp(dir)) {
+		tap_ok(false, "%s: no directory for the results (%s)", what, dir);
+		return false;
+	}
+	hx_opts_defaults(o);
+	o->out_dir = dir;
+	o->quiet = true;
+	o->keep_logs = getenv("SLAB_LOGDIR") != NULL;
+	return true;
 }
 
 #endif
