@@ -41,14 +41,17 @@ j=$out/emmc/latency.json
 	printf '  %-8s %6s %9s %9s %9s %10s\n' profile dirty "sync on" "sync off" saved "sync/floor"
 	for p in $profiles; do
 		jq -r --arg p "$p" '
+			# a configuration whose cycles all failed has no median
+			def ms: if . == null then "-" else . * 1000 | round end;
 			[ .summary[] | select(.state == "mem") ] as $s
 			| [ $s[] | .dirty_target_bytes ] | unique[] as $d
 			| ($s[] | select(.sync == 1 and .dirty_target_bytes == $d)) as $on
 			| ($s[] | select(.sync == 0 and .dirty_target_bytes == $d)) as $off
 			| [ $p, ($d / 1048576 | floor | tostring) + "M",
-			    ($on.suspend_latency_s.median * 1000 | round),
-			    ($off.suspend_latency_s.median * 1000 | round),
-			    (($on.suspend_latency_s.median - $off.suspend_latency_s.median) * 1000 | round),
+			    ($on.suspend_latency_s.median | ms),
+			    ($off.suspend_latency_s.median | ms),
+			    (if $on.suspend_latency_s.median == null or $off.suspend_latency_s.median == null
+			     then "-" else ($on.suspend_latency_s.median - $off.suspend_latency_s.median) | ms end),
 			    (if $on.sync_over_floor.median == null then "-"
 			     else ($on.sync_over_floor.median * 100 | round / 100 | tostring) end) ]
 			| @tsv' "$out/$p/latency.json"
@@ -58,6 +61,15 @@ j=$out/emmc/latency.json
 	echo
 	echo "  sync/floor: the sync phase over dirty bytes / fio's sequential write"
 	echo "  bandwidth on the same throttled disk (1.0 = the disk's own limit)."
+	echo
+	echo "Cycles of the two tables above that did not complete, with the lab's"
+	echo "verdict and reason:"
+	failed=$(for d in default-emmc default-sd $profiles; do
+		jq -r --arg d "$d" '.cycles[] | select(.verdict != "OK")
+			| "  \($d) \(.workload) sync=\(.sync) \(.dirty_target_bytes / 1048576 | floor)M"
+			  + " cycle \(.cycle): \(.verdict) (\(.why))"' "$out/$d/latency.json"
+	done)
+	echo "${failed:-  none}"
 	echo
 	echo "Power cuts (SIGKILL of nbdkit and QEMU), then a reboot on the same disk:"
 	echo "emmc (volatile cache, flushes) at request, during sync or while"
