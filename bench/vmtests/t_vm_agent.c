@@ -17,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "guestcmd.h"
 #include "hx.h"
 #include "pattern.h"
 #include "tap.h"
@@ -40,7 +39,7 @@ static bool verify(struct hx *h, const char *path, struct judged *j)
 	int n = 0;
 
 	memset(j, 0, sizeof(*j));
-	if (!guest_req(&h->vm, h->base.cmd, &out, NULL, "VERIFY %s %llu %llu", path,
+	if (!hx_run(h, h->base.cmd, &out, "VERIFY %s %llu %llu", path,
 		       SEED, SIZE))
 		n = sscanf(out, "type=%7s size=%lld good=%llu first_bad=%llu", j->type,
 			   &j->size, &j->good, &j->first_bad);
@@ -50,13 +49,13 @@ static bool verify(struct hx *h, const char *path, struct judged *j)
 
 static bool write_pattern(struct hx *h, const char *name)
 {
-	return !guest_req(&h->vm, h->base.cmd, NULL, NULL, "WRITE " DIR "/%s %llu 0 %llu 0",
+	return !hx_run(h, h->base.cmd, NULL, "WRITE " DIR "/%s %llu 0 %llu 0",
 			  name, SEED, SIZE);
 }
 
 static bool run(struct hx *h, const char *cmd)
 {
-	return !guest_req(&h->vm, h->base.cmd, NULL, NULL, "RUN %s", cmd);
+	return !hx_run(h, h->base.cmd, NULL, "RUN %s", cmd);
 }
 
 static void get_keeps_hash_lines(struct hx *h)
@@ -65,7 +64,7 @@ static void get_keeps_hash_lines(struct hx *h)
 	bool ok;
 
 	run(h, "printf '# a comment\\nvalue 1\\n#\\n' > " DIR "/hash.txt");
-	guest_req(&h->vm, h->base.cmd, &out, NULL, "GET " DIR "/hash.txt");
+	hx_run(h, h->base.cmd, &out, "GET " DIR "/hash.txt");
 	ok = out && !strcmp(out, "# a comment\nvalue 1\n#");
 	for (char *p = out; p && *p; p++)	/* one TAP line */
 		if (*p == '\n')
@@ -127,7 +126,7 @@ static void list_uses_lstat(struct hx *h)
 	char *out = NULL;
 
 	run(h, "mkdir -p " DIR "/sub/deeper && : > " DIR "/sub/deeper/leaf");
-	guest_req(&h->vm, h->base.cmd, &out, NULL, "LIST " DIR);
+	hx_run(h, h->base.cmd, &out, "LIST " DIR);
 	tap_ok(out && strstr(out, "lnk link.bin") && strstr(out, "reg good.bin"),
 	       "LIST: the symlink is lnk, the file reg");
 	tap_ok(out && strstr(out, "dir sub/deeper") && strstr(out, "reg sub/deeper/leaf"),
