@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fskind.h"
 #include "guestcmd.h"
 #include "hostrun.h"
 
@@ -27,20 +28,6 @@ static void mbr_entry(unsigned char *e, uint32_t start, uint32_t sectors)
 	e[5] = 0xfe; e[6] = 0xff; e[7] = 0xff;
 	put_le32(e + 8, start);
 	put_le32(e + 12, sectors);
-}
-
-static int mkfs(const char *fs, const char *label, const char *file)
-{
-	char *ext4[] = { "mkfs.ext4", "-q", "-F", "-L", (char *)label, "-E",
-			 "lazy_itable_init=0,lazy_journal_init=0", (char *)file, NULL };
-	char *xfs[] = { "mkfs.xfs", "-q", "-f", "-L", (char *)label, (char *)file, NULL };
-
-	if (!strcmp(fs, "ext4"))
-		return host_run(ext4, false);
-	if (!strcmp(fs, "xfs"))
-		return host_run(xfs, false);
-	fprintf(stderr, "nmguest: unknown filesystem type %s\n", fs);
-	return -1;
 }
 
 /* Copies the filesystem image src into dst at off, leaving holes sparse. */
@@ -66,13 +53,21 @@ static int copy_at(int dst, const char *src, off_t off)
 int nm_make_disk(const char *img, const char *allow_fs, const char *deny_fs,
 		 uint64_t part_bytes)
 {
-	const char *fs[2] = { allow_fs, deny_fs };
+	const struct fs_kind *fs[2] = { fs_kind_find(allow_fs), fs_kind_find(deny_fs) };
 	const char *label[2] = { "nmallow", "nmdeny" };
 	unsigned char mbr[SECTOR] = { 0 };
-	uint32_t sectors = part_bytes / SECTOR;
+	uint32_t sectors;
 	char part[600];
 	int fd, r = 0;
 
+	if (!fs[0] || !fs[1]) {
+		fprintf(stderr, "nmguest: unknown filesystem type %s\n", fs[0] ? deny_fs : allow_fs);
+		return -1;
+	}
+	for (int i = 0; i < 2; i++)	/* both partitions of one size */
+		if (part_bytes < fs[i]->min_bytes)
+			part_bytes = fs[i]->min_bytes;
+	sectors = part_bytes / SECTOR;
 	fd = open(img, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || ftruncate(fd, (PART_START + 2ULL * sectors) * SECTOR)) {
 		fprintf(stderr, "nmguest: %s: %s\n", img, strerror(errno));
@@ -88,19 +83,8 @@ int nm_make_disk(const char *img, const char *allow_fs, const char *deny_fs,
 		r = -1;
 	for (int i = 0; i < 2 && !r; i++) {
 		snprintf(part, sizeof(part), "%s.part%d", img, i + 1);
-		if (truncate(part, 0) && errno != ENOENT)
-			r = -1;
-		else {
-			int p = open(part, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-			if (p < 0 || ftruncate(p, part_bytes))
-				r = -1;
-			if (p >= 0)
-				close(p);
-		}
-		if (!r && mkfs(fs[i], label[i], part))
-			r = -1;
-		if (!r && copy_at(fd, part, (off_t)(PART_START + (uint64_t)i * sectors) * SECTOR))
+		if (fs_mkfs(fs[i], label[i], part, part_bytes) ||
+		    copy_at(fd, part, (off_t)(PART_START + (uint64_t)i * sectors) * SECTOR))
 			r = -1;
 		unlink(part);
 	}
@@ -113,11 +97,13 @@ int nm_make_disk(const char *img, const char *allow_fs, const char *deny_fs,
 
 int nm_mount(struct vm *vm, const char *allow_fs, const char *deny_fs)
 {
+	const struct fs_kind *k = fs_kind_find(allow_fs);
+
 	return guest_cmd(vm, 60000, NULL,
 			 "RUN mkdir -p " NM_ALLOW " " NM_DENY " && "
-			 "mount -t %s -o allow_nomtime $(findfs LABEL=nmallow) " NM_ALLOW " && "
+			 "mount -t %s -o allow_nomtime%s $(findfs LABEL=nmallow) " NM_ALLOW " && "
 			 "mount -t %s $(findfs LABEL=nmdeny) " NM_DENY,
-			 allow_fs, deny_fs);
+			 allow_fs, k ? k->nomtime_opts : "", deny_fs);
 }
 
 int nm_blockstats(struct vm *vm, const char *img, long long *writes,

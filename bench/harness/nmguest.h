@@ -1,6 +1,6 @@
 /*
  * The O_NOMTIME guest: one data disk with two partitions, each holding a
- * filesystem (ext4 or xfs), labelled nmallow and nmdeny; the guest mounts
+ * filesystem (a kind of fskind.h), labelled nmallow and nmdeny; the guest mounts
  * the first with allow_nomtime at /mnt/allow and the second without it at
  * /mnt/deny.  Shared by t_vm_nomtime and nomtime-bench.
  */
@@ -15,7 +15,8 @@
 #define NM_DENY		"/mnt/deny"
 
 /* Creates img (sparse): an MBR, then the two filesystems of part_bytes
- * each, of the types given ("ext4" or "xfs").  0, or -1 with a message. */
+ * each (or the larger kind's minimum), of the kinds named.  0, or -1 with
+ * a message. */
 int nm_make_disk(const char *img, const char *allow_fs, const char *deny_fs,
 		 uint64_t part_bytes);
 

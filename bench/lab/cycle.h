@@ -60,13 +60,14 @@ struct cycle {
 	double fs_sync_s;		/* "Filesystems sync: X seconds"; <0 absent */
 	int fs_sync_lines;
 	/*
-	 * The kernel's at-risk report, made on every suspend (sync or not)
-	 * once tasks are frozen, right before devices suspend: dirty page
-	 * cache (Dirty + WritebackTmp, at risk) and, apart, Writeback.
+	 * The kernel's report of the page cache not on storage, made on every
+	 * suspend (sync or not) right before the system sleeps, when no I/O
+	 * can complete: Dirty + WritebackTmp, and Writeback.  A cut while
+	 * suspended loses both.
 	 */
 	int skip_events;		/* power:suspend_page_cache events */
 	long long skip_dirty_kb, skip_writeback_kb;	/* from the event */
-	int skip_lines;			/* "PM: Dirty page cache at risk: ..."
+	int skip_lines;			/* "PM: Page cache not on storage: ..."
 					 * (only with pm_debug_messages on) */
 	long long skip_line_dirty_kb, skip_line_writeback_kb;
 	int n_phases;

@@ -7,9 +7,9 @@
 #include <string.h>
 
 /*
- * The kernel's at-risk report, once per suspend right before devices
- * suspend: "  sh-74  [001] .....  12.3: suspend_page_cache: dirty_kb=65536
- * writeback_kb=0".
+ * The kernel's report of the page cache not on storage, once per suspend
+ * right before the system sleeps: "  sh-74  [001] d..1.  12.3:
+ * suspend_page_cache: dirty_kb=65536 writeback_kb=0".
  */
 static bool parse_skip_event(struct cycle *c, const char *line)
 {
@@ -74,15 +74,15 @@ bool cycle_parse_trace(struct cycle *c, const char *line)
 
 /*
  * /dev/kmsg records: "6,208,3354359,-;Filesystems sync: 0.085 seconds" and,
- * with pm_debug_messages on, the at-risk report: "7,210,1,-;PM: Dirty page
- * cache at risk: 65536 kB (writeback: 0 kB)".
+ * with pm_debug_messages on, the page cache report: "7,210,1,-;PM: Page
+ * cache not on storage: 65540 kB (dirty: 65536 kB, writeback: 4 kB)".
  */
 bool cycle_parse_kmsg(struct cycle *c, const char *line)
 {
 	const char *text = strchr(line, ';');
 	const char *sync = strstr(line, "Filesystems sync: ");
-	const char *risk = strstr(line, "PM: Dirty page cache at risk: ");
-	long long d, w;
+	const char *risk = strstr(line, "PM: Page cache not on storage: ");
+	long long t, d, w;
 	double s;
 
 	/* the first error of the cycle: why a suspend was given up */
@@ -99,8 +99,8 @@ bool cycle_parse_kmsg(struct cycle *c, const char *line)
 		c->fs_sync_s = s;
 		return true;
 	}
-	if (risk && sscanf(risk, "PM: Dirty page cache at risk: %lld kB (writeback: %lld kB",
-			   &d, &w) == 2) {
+	if (risk && sscanf(risk, "PM: Page cache not on storage: %lld kB (dirty: %lld kB, "
+			   "writeback: %lld kB", &t, &d, &w) == 3 && t == d + w) {
 		c->skip_lines++;
 		c->skip_line_dirty_kb = d;
 		c->skip_line_writeback_kb = w;

@@ -128,12 +128,12 @@ bool pc_loss_within_risk(const struct pc_record *r)
 
 long long pc_kernel_at_risk_kb(const char *line)
 {
-	const char *p = line ? strstr(line, "PM: Dirty page cache at risk: ") : NULL;
-	long long d, w;
+	const char *p = line ? strstr(line, "PM: Page cache not on storage: ") : NULL;
+	long long t, d, w;
 
-	/* writeback drains before devices suspend: not at risk */
-	if (!p || sscanf(p, "PM: Dirty page cache at risk: %lld kB (writeback: %lld kB",
-			 &d, &w) != 2 || d < 0 || w < 0)
+	/* dirty and under writeback alike: a cut loses both */
+	if (!p || sscanf(p, "PM: Page cache not on storage: %lld kB (dirty: %lld kB, "
+			 "writeback: %lld kB", &t, &d, &w) != 3 || d < 0 || w < 0 || t != d + w)
 		return -1;
-	return d;
+	return t;
 }

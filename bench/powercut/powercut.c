@@ -124,7 +124,7 @@ static enum verdict cut(const struct pc_opts *o, struct hx *h, struct pc_record 
 		return fail(h, r, v, "%s died before the cut",
 			    v == VERDICT_NBDKIT_FAILED ? "nbdkit" : "QEMU");
 	/* the kernel's own figure, if it got to say it before the cut */
-	if (vm_serial_find(vm, "PM: Dirty page cache at risk: ", serial_from, line, sizeof(line)))
+	if (vm_serial_find(vm, "PM: Page cache not on storage: ", serial_from, line, sizeof(line)))
 		r->kernel_at_risk_kb = pc_kernel_at_risk_kb(line);
 	return VERDICT_OK;
 }

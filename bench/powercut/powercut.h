@@ -104,8 +104,8 @@ bool pc_check_entry(struct pc_record *r, const char *type, const char *path);
  * -1 if unparsable.
  */
 long long pc_counter_slack_kb(const char *out);
-/* The kernel's at-risk figure in a console line ("PM: Dirty page cache at
- * risk: N kB (writeback: M kB)"): N, kB; -1 if the line is not one. */
+/* The kernel's at-risk figure in a console line ("PM: Page cache not on
+ * storage: T kB (dirty: D kB, writeback: W kB)"): T, or -1. */
 long long pc_kernel_at_risk_kb(const char *line);
 /* Lost no more than the kernel said was at risk, give or take that slack. */
 bool pc_loss_within_risk(const struct pc_record *r);

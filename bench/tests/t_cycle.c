@@ -99,11 +99,15 @@ int main(void)
 	       c.skip_events == 1, "a garbled event is not counted");
 	tap_ok(!cycle_parse_trace(&c, "  agent-38 [001] ..... 5.1: suspend_sync_skipped: dirty_kb=1 writeback_kb=2") &&
 	       c.skip_events == 1, "v1's suspend_sync_skipped event is not taken for it");
-	tap_ok(cycle_parse_kmsg(&c, "7,210,1,-;PM: Dirty page cache at risk: 65536 kB (writeback: 4 kB)") &&
+	tap_ok(cycle_parse_kmsg(&c, "7,210,1,-;PM: Page cache not on storage: 65540 kB (dirty: 65536 kB, writeback: 4 kB)") &&
 	       c.skip_lines == 1 && c.skip_line_dirty_kb == 65536 && c.skip_line_writeback_kb == 4,
-	       "\"PM: Dirty page cache at risk\" line read: 65536 kB dirty, 4 kB writeback");
-	tap_ok(!cycle_parse_kmsg(&c, "7,211,1,-;PM: Dirty page cache at risk: lots") &&
-	       c.skip_lines == 1, "a garbled at-risk line is not counted");
+	       "\"PM: Page cache not on storage\" line read: 65536 kB dirty, 4 kB writeback");
+	tap_ok(!cycle_parse_kmsg(&c, "7,211,1,-;PM: Page cache not on storage: lots") &&
+	       c.skip_lines == 1, "a garbled page cache line is not counted");
+	tap_ok(!cycle_parse_kmsg(&c, "7,212,1,-;PM: Page cache not on storage: 9 kB (dirty: 4 kB, writeback: 4 kB)") &&
+	       c.skip_lines == 1, "a total that is not dirty + writeback is not counted");
+	tap_ok(!cycle_parse_kmsg(&c, "7,213,1,-;PM: Dirty page cache at risk: 65536 kB (writeback: 4 kB)") &&
+	       c.skip_lines == 1, "v2's \"PM: Dirty page cache at risk\" line is not taken for it");
 	tap_ok(!cycle_parse_kmsg(&c, "6,212,1,-;PM: Sync skipped: 65536 kB dirty, 0 kB writeback at risk") &&
 	       c.skip_lines == 1, "v1's \"PM: Sync skipped\" line is not taken for it");
 	tap_ok(c.fs_sync_lines == 1, "the at-risk line is not a \"Filesystems sync\" line");

@@ -184,11 +184,15 @@ static void test_bound(void)
 	tap_ok(!within(100, -1, 102401), "bound: unknown slack counts as none");
 	tap_ok(!within(-1, 64, 0), "bound: no kernel figure, no bound");
 
-	tap_ok(pc_kernel_at_risk_kb("[ 12.3] PM: Dirty page cache at risk: 65536 kB (writeback: 4 kB)") == 65536,
-	       "kernel line: the dirty figure, writeback not at risk");
+	tap_ok(pc_kernel_at_risk_kb("[ 12.3] PM: Page cache not on storage: 65540 kB (dirty: 65536 kB, writeback: 4 kB)") == 65540,
+	       "kernel line: dirty and writeback, both at risk");
+	tap_ok(pc_kernel_at_risk_kb("PM: Page cache not on storage: 65536 kB (dirty: 65536 kB, writeback: 4 kB)") == -1,
+	       "kernel line: a total that is not dirty + writeback refused");
+	tap_ok(pc_kernel_at_risk_kb("PM: Dirty page cache at risk: 65536 kB (writeback: 4 kB)") == -1,
+	       "kernel line: v2's line, which left writeback out, refused");
 	tap_ok(pc_kernel_at_risk_kb("PM: Syncing filesystems ... done.") == -1,
 	       "kernel line: another line refused");
-	tap_ok(pc_kernel_at_risk_kb("PM: Dirty page cache at risk: -5 kB (writeback: 0 kB)") == -1,
+	tap_ok(pc_kernel_at_risk_kb("PM: Page cache not on storage: -5 kB (dirty: -5 kB, writeback: 0 kB)") == -1,
 	       "kernel line: a negative figure refused");
 }
 

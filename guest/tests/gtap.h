@@ -40,4 +40,18 @@ void diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* a check that cannot run here, and why */
+static inline __attribute__((format(printf, 2, 3)))
+void skip(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok %d - %s # SKIP ", ++tests, what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
 #endif

@@ -171,7 +171,8 @@ static void suspend_now(void)
 	suspended_mono = now();
 	fk.suspended = true;
 	if (!fk.knob)
-		fk_serial("[    5.0] PM: Dirty page cache at risk: %llu kB (writeback: 0 kB)\n",
+		fk_serial("[    5.0] PM: Page cache not on storage: %llu kB (dirty: %llu kB, "
+			  "writeback: 0 kB)\n", (unsigned long long)(model_dirty_bytes() >> 10),
 			  (unsigned long long)(model_dirty_bytes() >> 10));
 	else
 		model_sync();	/* the kernel's sync */

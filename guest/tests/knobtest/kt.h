@@ -46,4 +46,7 @@ void empty_writes_race(void);
 /* writers.c: every writer gets the same answer from both views */
 void test_writers(void);
 
+/* diffs.c: where the views differ, each difference from both */
+void test_differences(void);
+
 #endif

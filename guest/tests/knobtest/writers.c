@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* knobtest: every writer gets the same answer from both views. */
+/* knobtest: every kind of writer, from both views. */
 #include "kt.h"
 #include "gtap.h"
 
@@ -177,7 +177,7 @@ void test_writers(void)
 	writer("root without any capability", as_root_no_caps, 0);
 	writer("root in a new user namespace, mapped to root", as_userns_root, 0);
 	writer("uid 1000 as root of its own user namespace", user_userns_root, EACCES);
-	/* the one difference, the sysctl core's rule for every sysctl */
+	/* a difference: the sysctl core's rule for every sysctl (diffs.c: the rest) */
 	e1 = attempt(SYSCTL, user_dac_override, &v1);
 	e2 = attempt(SYSFS, user_dac_override, &v2);
 	ok(e1 == EACCES && v1 == 1 && e2 == 0 && v2 == 0,

@@ -65,8 +65,8 @@ int bench(const char *f, int count, int nomtime, const char *sync, int gap_ms,
 
 	if (!w || !s || !t || posix_memalign(&buf, BLK, BLK))
 		return 1;
-	fd = open(f, O_RDWR | O_DIRECT | (nomtime ? O_NOMTIME : 0));
-	if (fd < 0 || fstat(fd, &a)) {
+	errno = openat2_(f, O_RDWR | O_DIRECT | (nomtime ? O_NOMTIME : 0), &fd);
+	if (errno || fstat(fd, &a)) {
 		perror(f);
 		return 1;
 	}

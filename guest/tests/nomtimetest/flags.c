@@ -3,6 +3,45 @@
 #include "nt.h"
 #include "gtap.h"
 
+/*
+ * open() and openat() ignore O_NOMTIME, as they ignore every flag they do
+ * not know: the flag is for openat2() and F_SETFL only.
+ */
+static void open_ignores(const char *f)
+{
+	const char *g = path(deny, "f"), *n = path(deny, "plain-new");
+	struct stat a = { 0 }, b = { 0 };
+	char c = 'y';
+	int fd, e;
+
+	make_file(f, 0, 0666);
+	e = try_open(f, O_RDWR | O_NOMTIME, &fd);
+	if (!e) {
+		fstat(fd, &a);
+		usleep(20000);
+		e = pwrite(fd, &c, 1, 0) == 1 && !fstat(fd, &b) ? 0 : errno;
+		ok(!e && !(getfl(fd) & O_NOMTIME) && moved(&a.st_mtim, &b.st_mtim),
+		   "open(O_NOMTIME) on allow_nomtime: the flag is dropped (F_GETFL %#o) and a write stamps mtime (%s)",
+		   getfl(fd), moved(&a.st_mtim, &b.st_mtim) ? "changed" : "unchanged");
+		close(fd);
+	} else {
+		ok(0, "open(O_NOMTIME) on allow_nomtime: %s, want success with the flag dropped", err(e));
+	}
+	make_file(g, 0, 0666);
+	e = try_open(g, O_RDWR | O_NOMTIME, &fd);
+	ok(!e && !(getfl(fd) & O_NOMTIME),
+	   "open(O_NOMTIME) without allow_nomtime succeeds, the flag dropped, as an unknown bit (%s)", err(e));
+	if (!e)
+		close(fd);
+	unlink(n);
+	e = try_open(n, O_RDWR | O_CREAT | O_EXCL | O_NOMTIME, &fd);
+	ok(!e && !access(n, F_OK),
+	   "open(O_CREAT|O_EXCL|O_NOMTIME) without allow_nomtime creates the file (%s)", err(e));
+	if (!e)
+		close(fd);
+	unlink(n);
+}
+
 void test_flags(void)
 {
 	const char *f = strdup(path(allow, "f"));
@@ -45,6 +84,7 @@ void test_flags(void)
 	ok(e == EINVAL, "openat2 with unknown flag bit 40 fails with EINVAL (%s)", err(e));
 	e = openat2_(f, O_PATH | O_NOMTIME, &fd);
 	ok(e == EINVAL, "openat2(O_PATH|O_NOMTIME) fails with EINVAL (%s)", err(e));
+	open_ignores(f);
 	e = try_open(f, O_PATH | O_NOMTIME, &fd);
 	ok(!e && !(getfl(fd) & O_NOMTIME) && (getfl(fd) & O_PATH),
 	   "open(O_PATH|O_NOMTIME) drops O_NOMTIME as it drops every flag O_PATH does not take (%s)", err(e));
@@ -79,43 +119,46 @@ void test_flags(void)
 		diag("symlink: %s", strerror(errno));
 	for (unsigned int i = 0; i < sizeof(sweep) / sizeof(sweep[0]); i++) {
 		const char *t = path(allow, sweep[i].target);
-		int fl1 = -1, fl2 = -1, e1, e2, e3, fd3;
-		int fdf1 = -1, fdf2 = -1;
-		struct stat s1 = { 0 }, s2 = { 0 };
+		uint64_t fl = (unsigned int)sweep[i].flags;
+		int fl2 = -1, fl3 = -1, e1, e2, e3, fd3;
+		int fdf2 = -1, fdf3 = -1;
+		struct stat s2 = { 0 }, s3 = { 0 };
 		bool same;
 
 		make_file(f, 0, 0666);
 		e1 = try_open(t, sweep[i].flags, &fd);
-		if (!e1) {
-			fl1 = getfl(fd);
-			fdf1 = fcntl(fd, F_GETFD);
-			fstat(fd, &s1);
+		if (!e1)
 			close(fd);
+		make_file(f, 0, 0666);
+		e3 = openat2_(t, fl, &fd3);
+		if (!e3) {
+			fl3 = getfl(fd3);
+			fdf3 = fcntl(fd3, F_GETFD);
+			fstat(fd3, &s3);
+			close(fd3);
 		}
 		make_file(f, 0, 0666);
-		e2 = try_open(t, sweep[i].flags | O_NOMTIME, &fd2);
+		e2 = openat2_(t, fl | O_NOMTIME, &fd2);
 		if (!e2) {
 			fl2 = getfl(fd2);
 			fdf2 = fcntl(fd2, F_GETFD);
 			fstat(fd2, &s2);
 			close(fd2);
 		}
-		make_file(f, 0, 0666);
-		e3 = openat2_(t, (unsigned int)sweep[i].flags, &fd3);
-		if (!e3)
-			close(fd3);
-		/* O_PATH drops O_NOMTIME; everywhere else it is just added */
-		same = e1 == e2 && fdf1 == fdf2 && s1.st_size == s2.st_size &&
-		       (e1 || (!(fl1 & O_NOMTIME) &&
-			       fl2 == ((sweep[i].flags & O_PATH) ? fl1 : (fl1 | O_NOMTIME))));
+		/* O_PATH takes no O_NOMTIME; everywhere else it is just added */
+		if (sweep[i].flags & O_PATH)
+			same = e2 == EINVAL;
+		else
+			same = e2 == e3 && fdf2 == fdf3 && s2.st_size == s3.st_size &&
+			       (e3 || (!(fl3 & O_NOMTIME) && fl2 == (fl3 | O_NOMTIME)));
 		ok(same && e3 == e1,
-		   "%s: open gives %s, F_GETFL %#o, FD %d, size %lld; with O_NOMTIME %s, %#o, FD %d, size %lld; openat2 %s",
-		   sweep[i].name, err(e1), fl1, fdf1, (long long)s1.st_size, err(e2), fl2,
-		   fdf2, (long long)s2.st_size, err(e3));
+		   "%s: openat2 gives %s, F_GETFL %#o, FD %d, size %lld; with O_NOMTIME %s, %#o, FD %d, size %lld; open() %s",
+		   sweep[i].name, err(e3), fl3, fdf3, (long long)s3.st_size, err(e2), fl2,
+		   fdf2, (long long)s2.st_size, err(e1));
 	}
 	/* O_APPEND still appends with O_NOMTIME */
 	make_file(f, 0, 0666);
-	e = try_open(f, O_WRONLY | O_APPEND | O_NOMTIME, &fd);
+	e = openat2_(f, O_WRONLY | O_APPEND | O_NOMTIME, &fd);
 	if (!e) {
 		struct stat st;
 

@@ -16,8 +16,8 @@ static int attempt(void *arg)
 	int fd, e;
 
 	if (!w->setfl)
-		return try_open(w->path, w->flags, &fd);
-	e = try_open(w->path, w->flags & ~O_NOMTIME, &fd);
+		return openat2_(w->path, w->flags, &fd);
+	e = openat2_(w->path, w->flags & ~O_NOMTIME, &fd);
 	if (e)
 		return 100;
 	if (fcntl(fd, F_SETFL, getfl(fd) | O_NOMTIME))
@@ -61,13 +61,13 @@ static int own_tmpfs_in_userns(void *arg)
 		return 103;
 	if (mount("nmtmp", dir, "tmpfs", 0, "allow_nomtime"))
 		return 104;
-	e = try_open(path(dir, "own"), O_RDWR | O_CREAT | O_NOMTIME, &fd);
+	e = openat2_(path(dir, "own"), O_RDWR | O_CREAT | O_NOMTIME, &fd);
 	if (e)
 		return e;
 	close(fd);
 	if (mount("nmtmp", dir, NULL, MS_REMOUNT, "noallow_nomtime"))
 		return 105;
-	e = try_open(path(dir, "own"), O_RDWR | O_NOMTIME, &fd);
+	e = openat2_(path(dir, "own"), O_RDWR | O_NOMTIME, &fd);
 	return e == EPERM ? 0 : 106;
 }
 
@@ -82,36 +82,36 @@ void test_gate(void)
 
 	make_file(path(deny, "f"), 0, 0666);
 	make_file(path(allow, "f"), 0, 0666);
-	e = try_open(path(deny, "f"), O_RDWR | O_NOMTIME, &fd);
-	ok(e == EPERM, "root, owner, no allow_nomtime: open(O_NOMTIME) fails with EPERM (%s)", err(e));
+	e = openat2_(path(deny, "f"), O_RDWR | O_NOMTIME, &fd);
+	ok(e == EPERM, "root, owner, no allow_nomtime: openat2(O_NOMTIME) fails with EPERM (%s)", err(e));
 	if (!e)
 		close(fd);
-	e = try_open(path(allow, "f"), O_RDWR | O_NOMTIME, &fd);
-	ok(!e && (getfl(fd) & O_NOMTIME), "allow_nomtime: open(O_NOMTIME) succeeds and F_GETFL shows it (%s)", err(e));
+	e = openat2_(path(allow, "f"), O_RDWR | O_NOMTIME, &fd);
+	ok(!e && (getfl(fd) & O_NOMTIME), "allow_nomtime: openat2(O_NOMTIME) succeeds and F_GETFL shows it (%s)", err(e));
 	if (!e)
 		close(fd);
 
 	unlink(path(deny, "new"));
-	e = try_open(path(deny, "new"), O_RDWR | O_CREAT | O_NOMTIME, &fd);
+	e = openat2_(path(deny, "new"), O_RDWR | O_CREAT | O_NOMTIME, &fd);
 	ok(e == EPERM && access(path(deny, "new"), F_OK) && errno == ENOENT,
-	   "no allow_nomtime: open(O_CREAT|O_NOMTIME) fails with EPERM and creates nothing (%s)", err(e));
+	   "no allow_nomtime: openat2(O_CREAT|O_NOMTIME) fails with EPERM and creates nothing (%s)", err(e));
 	unlink(path(allow, "new"));
-	e = try_open(path(allow, "new"), O_RDWR | O_CREAT | O_EXCL | O_NOMTIME, &fd);
-	ok(!e && (getfl(fd) & O_NOMTIME), "allow_nomtime: open(O_CREAT|O_EXCL|O_NOMTIME) creates the file with the flag (%s)", err(e));
+	e = openat2_(path(allow, "new"), O_RDWR | O_CREAT | O_EXCL | O_NOMTIME, &fd);
+	ok(!e && (getfl(fd) & O_NOMTIME), "allow_nomtime: openat2(O_CREAT|O_EXCL|O_NOMTIME) creates the file with the flag (%s)", err(e));
 	if (!e)
 		close(fd);
-	e = try_open(deny, O_RDWR | O_TMPFILE | O_NOMTIME, &fd);
+	e = openat2_(deny, O_RDWR | O_TMPFILE | O_NOMTIME, &fd);
 	ok(e == EPERM, "no allow_nomtime: O_TMPFILE|O_NOMTIME fails with EPERM (%s)", err(e));
 	if (!e)
 		close(fd);
-	e = try_open(allow, O_RDWR | O_TMPFILE | O_NOMTIME, &fd);
+	e = openat2_(allow, O_RDWR | O_TMPFILE | O_NOMTIME, &fd);
 	ok(!e && (getfl(fd) & O_NOMTIME), "allow_nomtime: O_TMPFILE|O_NOMTIME succeeds (%s)", err(e));
 	if (!e)
 		close(fd);
 
 	/* another filesystem type: /tmp is a tmpfs without the option */
 	make_file("/tmp/nm-f", 0, 0666);
-	e = try_open("/tmp/nm-f", O_RDWR | O_NOMTIME, &fd);
+	e = openat2_("/tmp/nm-f", O_RDWR | O_NOMTIME, &fd);
 	ok(e == EPERM, "tmpfs without allow_nomtime: EPERM (%s)", err(e));
 	if (!e)
 		close(fd);
@@ -136,33 +136,33 @@ void test_gate(void)
 	make_file(path(allow, "otherf"), 2000, 0666);
 	w = (struct who){ path(allow, "rootf"), O_RDWR | O_NOMTIME, false };
 	e = in_child(as_user, &w);
-	ok(e == EPERM, "uid 1000 on root's file: open(O_NOMTIME) fails with EPERM (%s)", err(e));
+	ok(e == EPERM, "uid 1000 on root's file: openat2(O_NOMTIME) fails with EPERM (%s)", err(e));
 	w.setfl = true;
 	e = in_child(as_user, &w);
 	ok(e == EPERM, "uid 1000 on root's file: F_SETFL O_NOMTIME fails with EPERM (%s)", err(e));
 	w = (struct who){ path(allow, "userf"), O_RDWR | O_NOMTIME, false };
 	e = in_child(as_user, &w);
-	ok(e == 0, "uid 1000 on its own file: open(O_NOMTIME) succeeds (%s)", err(e));
+	ok(e == 0, "uid 1000 on its own file: openat2(O_NOMTIME) succeeds (%s)", err(e));
 	w = (struct who){ path(deny, "f"), O_RDWR | O_NOMTIME, false };
 	make_file(path(deny, "userf"), 1000, 0666);
 	w.path = path(deny, "userf");
 	e = in_child(as_user, &w);
 	ok(e == EPERM, "uid 1000 on its own file, no allow_nomtime: EPERM (%s)", err(e));
-	e = try_open(path(allow, "otherf"), O_RDWR | O_NOMTIME, &fd);
-	ok(!e, "root (CAP_FOWNER) on uid 2000's file: open(O_NOMTIME) succeeds (%s)", err(e));
+	e = openat2_(path(allow, "otherf"), O_RDWR | O_NOMTIME, &fd);
+	ok(!e, "root (CAP_FOWNER) on uid 2000's file: openat2(O_NOMTIME) succeeds (%s)", err(e));
 	if (!e)
 		close(fd);
 
 	/* root in a child user namespace, uid 2000 not mapped there */
 	w = (struct who){ path(allow, "otherf"), O_RDWR | O_NOMTIME, false };
 	e = in_child(as_userns_root, &w);
-	ok(e == EPERM, "root in a child user namespace on a file it does not own there: open(O_NOMTIME) fails with EPERM (%s)", err(e));
+	ok(e == EPERM, "root in a child user namespace on a file it does not own there: openat2(O_NOMTIME) fails with EPERM (%s)", err(e));
 	w.setfl = true;
 	e = in_child(as_userns_root, &w);
 	ok(e == EPERM, "root in a child user namespace on a file it does not own there: F_SETFL fails with EPERM (%s)", err(e));
 	w = (struct who){ path(allow, "rootf"), O_RDWR | O_NOMTIME, false };
 	e = in_child(as_userns_root, &w);
-	ok(e == 0, "root in a child user namespace on a file it owns there: open(O_NOMTIME) succeeds (%s)", err(e));
+	ok(e == 0, "root in a child user namespace on a file it owns there: openat2(O_NOMTIME) succeeds (%s)", err(e));
 	e = in_child(remount_in_userns, (void *)deny);
 	ok(e == EPERM && !has_opt(deny, "allow_nomtime"),
 	   "root in a child user namespace cannot remount %s with allow_nomtime (%s)", deny, err(e));
@@ -174,14 +174,14 @@ void test_gate(void)
 	/* the administrator grants and withdraws it on a live filesystem */
 	e = mount("none", deny, NULL, MS_REMOUNT, "allow_nomtime") ? errno : 0;
 	ok(!e && has_opt(deny, "allow_nomtime"), "remount,allow_nomtime: /proc/mounts shows it (%s)", err(e));
-	e = try_open(path(deny, "f"), O_RDWR | O_NOMTIME, &fd);
-	ok(!e, "after remount,allow_nomtime: open(O_NOMTIME) succeeds (%s)", err(e));
+	e = openat2_(path(deny, "f"), O_RDWR | O_NOMTIME, &fd);
+	ok(!e, "after remount,allow_nomtime: openat2(O_NOMTIME) succeeds (%s)", err(e));
 	if (e)	/* the next checks then fail on the missing flag */
 		try_open(path(deny, "f"), O_RDWR, &fd);
 	e = mount("none", deny, NULL, MS_REMOUNT, "noallow_nomtime") ? errno : 0;
 	ok(!e && !has_opt(deny, "allow_nomtime"), "remount,noallow_nomtime: /proc/mounts no longer shows it (%s)", err(e));
-	e = try_open(path(deny, "f"), O_RDWR | O_NOMTIME, &fd2);
-	ok(e == EPERM, "after remount,noallow_nomtime: open(O_NOMTIME) fails with EPERM (%s)", err(e));
+	e = openat2_(path(deny, "f"), O_RDWR | O_NOMTIME, &fd2);
+	ok(e == EPERM, "after remount,noallow_nomtime: openat2(O_NOMTIME) fails with EPERM (%s)", err(e));
 	if (!e)
 		close(fd2);
 	{

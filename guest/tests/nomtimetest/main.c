@@ -44,9 +44,15 @@ static int run_tests(void)
 		diag("chmod / or /mnt: %s", strerror(errno));
 	chmod(allow, 01777);
 	chmod(deny, 01777);
+	diag("ALLOW %s is %s", allow, fs_type(allow));	/* one static buffer */
+	diag("DENY %s is %s", deny, fs_type(deny));
 	test_gate();
+	test_create();
+	test_optin();
 	test_flags();
 	test_times();
+	test_ima();
+	test_nocmtime();
 	printf("1..%d\n", tests);
 	diag("%d of %d failed", failed, tests);
 	return failed ? 1 : 0;

@@ -47,11 +47,16 @@ int in_child(int (*fn)(void *), void *arg);
 int write_file(const char *p, const char *s);
 int enter_userns(int extra);
 bool moved(const struct timespec *a, const struct timespec *b);
+const char *fs_type(const char *mnt);
 
-/* gate.c, flags.c, times.c: the TAP checks */
+/* the TAP checks, one file each */
 void test_gate(void);
+void test_create(void);
+void test_optin(void);
 void test_flags(void);
 void test_times(void);
+void test_ima(void);
+void test_nocmtime(void);
 
 /* bench.c: the benchmark's guest half */
 int prep(const char *f, long mib);

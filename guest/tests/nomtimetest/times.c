@@ -106,7 +106,8 @@ static void check_times(const char *dir, const char *what, int (*op)(int),
 	bool m, c;
 
 	make_file(f, 0, 0666);
-	e = try_open(f, O_RDWR | oflags, &fd);
+	e = (oflags & O_NOMTIME) ? openat2_(f, O_RDWR | oflags, &fd) :
+				   try_open(f, O_RDWR | oflags, &fd);
 	if (e) {
 		ok(0, "%s: open: %s", what, err(e));
 		return;
@@ -135,8 +136,7 @@ static void check_data(void)
 	int fd;
 
 	make_file(f, 0, 0666);
-	fd = open(f, O_RDWR | O_DIRECT | O_NOMTIME);
-	if (fd < 0 || op_direct(fd)) {
+	if (openat2_(f, O_RDWR | O_DIRECT | O_NOMTIME, &fd) || op_direct(fd)) {
 		ok(0, "O_DIRECT|O_NOMTIME write: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -153,13 +153,13 @@ static void check_data(void)
 
 static int suid_write(void *arg)
 {
-	int fd;
+	int fd, e;
 
 	if (setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
 		return 102;
-	fd = open(arg, O_RDWR | O_NOMTIME);
-	if (fd < 0)
-		return errno;
+	e = openat2_(arg, O_RDWR | O_NOMTIME, &fd);
+	if (e)
+		return e;
 	return op_pwrite(fd) ? errno : 0;
 }
 

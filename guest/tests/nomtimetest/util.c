@@ -24,6 +24,7 @@ int try_open(const char *p, int flags, int *fd)
 	return *fd < 0 ? errno : 0;
 }
 
+/* openat2(), the one call that takes O_NOMTIME; 0 or errno */
 int openat2_(const char *p, uint64_t flags, int *fd)
 {
 	struct open_how how = { .flags = flags };
@@ -125,4 +126,21 @@ int enter_userns(int extra)
 bool moved(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec != b->tv_sec || a->tv_nsec != b->tv_nsec;
+}
+
+/* The filesystem type of the mount on mnt, from /proc/mounts ("" if none). */
+const char *fs_type(const char *mnt)
+{
+	static char type[64];
+	char line[1024], dev[256], dir[256], t[64];
+	FILE *f = fopen("/proc/mounts", "r");
+
+	type[0] = 0;
+	if (!f)
+		return type;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s %255s %63s", dev, dir, t) == 3 && !strcmp(dir, mnt))
+			snprintf(type, sizeof(type), "%s", t);
+	fclose(f);
+	return type;
 }
