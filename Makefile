@@ -195,6 +195,12 @@ check: check-deps bench guest tools check-kernels
 check-full:
 	@$(MAKE) --no-print-directory check FULL=1
 
+# Both series of every tree regenerated under your git identity (author,
+# From:, Signed-off-by:); run before posting them.
+.PHONY: sign-series
+sign-series: deps
+	scripts/sign-series.sh $(if $(filter command line,$(origin KVER)),$(KVER))
+
 # A fresh clone's make check and a warm rerun, timed phase by phase.
 bench-check:
 	scripts/bench-check.sh

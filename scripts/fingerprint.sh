@@ -1,7 +1,7 @@
 #!/bin/bash
-# Prints one sha256 over what produces the evidence: the tree's series, the
-# lab's library and programs, the agent, the guest and the evidence
-# scripts.  Tests are not in it: fixing a test leaves the numbers valid.
+# Prints one sha256 over what produces the evidence: the diffs of the tree's
+# series, the lab's library and programs, the agent, the guest and the
+# evidence scripts.  Tests are not in it: fixing a test leaves the numbers valid.
 # Usage: KVER=6.1 scripts/fingerprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,5 +14,11 @@ KVER=${KVER:-6.1}
 		guest/mktools.sh guest/workloads bench/nbdkit scripts/evidence.sh \
 		scripts/evidence-section.sh scripts/evidence-workloads.jq
 } | grep -v '/t_[^/]*$' | LC_ALL=C sort -u | while read -r f; do
-	[ -f "$f" ] && printf '%s %s\n' "$(sha256sum < "$f" | cut -d' ' -f1)" "$f"
+	[ -f "$f" ] || continue
+	case $f in
+	# a patch's code, not its message or identity (scripts/sign-series.sh)
+	patches/*) h=$(sed -n '/^diff --git /,/^-- $/p' "$f" | sha256sum | cut -d' ' -f1) ;;
+	*) h=$(sha256sum < "$f" | cut -d' ' -f1) ;;
+	esac
+	printf '%s %s\n' "$h" "$f"
 done | sha256sum | cut -d' ' -f1

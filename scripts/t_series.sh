@@ -110,5 +110,32 @@ for m in "${mirrors[@]}"; do
 	done < <(grep -v '^#' "$m" | awk 'NF == 3')
 done
 
+# scripts/sign-series.sh, on a copy: every patch comes out under the
+# identity git names, with the same diffs (the script checks those itself)
+if [ -f "$tarball" ]; then
+	signed=$(mktemp -d)
+	mkdir -p "$signed/patches"
+	cp -r "$top/scripts" "$signed/"
+	cp -r "$top/patches/$KVER" "$top/patches/series" "$signed/patches/"
+	printf '[user]\n\tname = Tess Signer\n\temail = signer@example.net\n' > "$signed/gitconfig"
+	out=$(GIT_CONFIG_GLOBAL=$signed/gitconfig GIT_CONFIG_NOSYSTEM=1 \
+	      "$signed/scripts/sign-series.sh" "$KVER" 2>&1)
+	r=$?
+	bad=$(for p in "$signed"/patches/"$KVER"/*/0*.patch; do
+		grep -qx 'From: Tess Signer <signer@example.net>' "$p" || echo "$p: From"
+		case $p in */0000-*) ;; *)
+			grep -qx 'Signed-off-by: Tess Signer <signer@example.net>' "$p" || echo "$p: Signed-off-by"
+			! grep -q 'suspend-sync@example.org' "$p" || echo "$p: the placeholder is left" ;;
+		esac
+	done)
+	[ $r -eq 0 ] && [ -z "$bad" ]
+	r2=$?
+	[ $r2 -eq 0 ] || { echo "$out"; echo "$bad"; } | diag
+	ok $r2 "sign-series: every patch of $KVER signed by the git identity, diffs unchanged ($(echo "$out" | wc -l) series)"
+	rm -rf "$signed"
+else
+	skip "sign-series" "$tarball missing"
+fi
+
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -102,6 +102,7 @@ void hx_config(struct hx *h, struct vm_config *cfg, bool throttled, char *thrott
 	cfg->accel = h->o->accel;
 	cfg->mem_mb = h->mem_mb;
 	cfg->smp = 2;
+	cfg->append = h->append;
 	cfg->boot_timeout_ms = hx_ms(h, h->base.boot);
 	cfg->qmp_timeout_ms = hx_ms(h, h->base.qmp);
 	throttle[0] = '\0';

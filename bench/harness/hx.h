@@ -91,6 +91,7 @@ struct hx {
 	struct hx_timeouts base;
 	const char *qemu;		/* NULL: qemu-system-x86_64 (tests: a fake) */
 	int mem_mb, max_boot_failures;
+	const char *append;		/* more kernel command line, or NULL */
 	struct vm vm;
 	bool up;
 	struct drive drive;		/* the drive model, when drive_on */

@@ -30,6 +30,17 @@ void pc_plan(const struct pc_opts *o, int index, struct pc_record *r)
 	uint64_t s = ((uint64_t)o->seed << 32) ^ ((uint64_t)index << 8);
 
 	r->n_files = 0;
+	if (o->inflight) {
+		/*
+		 * One file overwritten in place, whose blocks and metadata are
+		 * on disk before: what a cut loses is then exactly the pages
+		 * not written back, with no new file lost for want of a journal
+		 * commit while its data was written.
+		 */
+		add_file(r, "pc/big.bin", "overwrite", s + 4, o->big_bytes, 0);
+		add_file(r, "pc/control.bin", "control", s + 8, 1 * MIB, 1 * MIB);
+		return;
+	}
 	add_file(r, "pc/small.bin", "new", s + 1, 4 * KIB, 0);
 	add_file(r, "pc/odd.bin", "new", s + 2, 37 * KIB + 123, 0);
 	add_file(r, "pc/mid.bin", "new", s + 3, 1 * MIB, 0);
@@ -56,6 +67,13 @@ static enum verdict write_one(struct hx *h, struct pc_record *r, const struct pc
 			 size - (unsigned long long)f->durable);
 	}
 	r->bytes_written += size;
+	/* other bytes first, synced with their metadata, then the overwrite */
+	if (!strcmp(f->kind, "overwrite"))
+		return (v = W(h, h->base.cmd, "RUN mkdir -p " HX_DATA_MNT "/pc")) ||
+		       (v = W(h, 120000, "WRITE " HX_DATA_MNT "/%s %llu 0 %llu 1", f->path,
+			      ~seed, size)) ||
+		       (v = W(h, h->base.cmd, "RUN sync")) ? v :
+			W(h, 120000, "WRITE " HX_DATA_MNT "/%s %llu 0 %llu 0", f->path, seed, size);
 	if (!strcmp(f->kind, "rename"))
 		return (v = W(h, 60000, "WRITE " HX_DATA_MNT "/pc/tmp.name %llu 0 %llu 0",
 			      seed, size)) ? v :

@@ -24,6 +24,7 @@ void pc_record_init(struct pc_record *r, const struct pc_opts *o, int index)
 	r->cut = o->mix ? (enum cut_point)(index % CUT__COUNT) : o->cut;
 	r->cut_offset_ms = -1;
 	r->kernel_at_risk_kb = -1;
+	r->kernel_writeback_kb = -1;
 	r->at_risk_slack_kb = -1;
 	r->dirty_kb_at_cut = -1;
 	r->fio_verify = -1;
@@ -85,6 +86,11 @@ static enum verdict cut(const struct pc_opts *o, struct hx *h, struct pc_record 
 	char line[256], why[200], *rest;
 	enum verdict v;
 
+	/* every dirty inode expired, and the flusher woken (a new interval) */
+	if (o->inflight &&
+	    (v = hx_run(h, h->base.cmd, NULL, "RUN sysctl -q -w vm.dirty_expire_centisecs=1 "
+			"vm.dirty_writeback_centisecs=100")))
+		return fail(h, r, v, "starting the writeback: %s", verdict_name(v));
 	if ((s = chan_send(&vm->agent, "SUSPEND %s", o->state)))
 		return fail(h, r, vm_chan_verdict(vm, s), "SUSPEND: %s", vm->agent.why);
 	s = chan_recv(&vm->agent, mono_now() + hx_ms(h, h->base.request) / 1000.0, &tag, &rest);
@@ -124,8 +130,9 @@ static enum verdict cut(const struct pc_opts *o, struct hx *h, struct pc_record 
 		return fail(h, r, v, "%s died before the cut",
 			    v == VERDICT_NBDKIT_FAILED ? "nbdkit" : "QEMU");
 	/* the kernel's own figure, if it got to say it before the cut */
-	if (vm_serial_find(vm, "PM: Page cache not on storage: ", serial_from, line, sizeof(line)))
-		r->kernel_at_risk_kb = pc_kernel_at_risk_kb(line);
+	if (vm_serial_find(vm, "PM: Page cache not on storage: ", serial_from, line, sizeof(line)) &&
+	    (r->kernel_at_risk_kb = pc_kernel_at_risk_kb(line)) >= 0)
+		sscanf(strstr(line, "writeback: "), "writeback: %lld", &r->kernel_writeback_kb);
 	return VERDICT_OK;
 }
 
@@ -217,6 +224,8 @@ enum verdict pc_cycle(const struct pc_opts *o, int index, struct pc_record *r,
 	if (base)
 		h.base = *base;
 	h.mem_mb = 1024;
+	if (o->inflight)
+		h.append = "virtio_blk.queue_depth=4";
 	pc_record_init(r, o, index);
 	snprintf(img, sizeof(img), "%s/cut-%d.img", o->hx.out_dir, index + 1);
 	if (hx_image(&h, img, img_bytes))

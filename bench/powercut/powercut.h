@@ -38,11 +38,16 @@ struct pc_opts {
 	uint64_t big_bytes;		/* the largest file of the dataset */
 	enum pc_tamper tamper;
 	unsigned int seed;
+	/* the kernel's writeback of the dataset starts right before the
+	 * request, behind a queue of 4 requests: writes are in flight, and
+	 * queued behind the suspended disk, when the system sleeps */
+	bool inflight;
 };
 
 struct pc_file {
 	char path[96];			/* under the data mount */
-	const char *kind;		/* new, append, rename, newdir, control, fio */
+	const char *kind;		/* new, append, rename, newdir, control, fio,
+					 * overwrite (in place, of synced bytes) */
 	uint64_t seed, size;		/* expected content and size */
 	uint64_t durable;		/* the first bytes fsync'd before the cut */
 	/* the oracle's findings after the reboot */
@@ -66,6 +71,7 @@ struct pc_record {
 	uint64_t dataset_bytes;		/* every file's expected size */
 	long long dirty_kb_at_cut;	/* /proc/meminfo at the request */
 	long long kernel_at_risk_kb;	/* the kernel's at-risk figure; -1 */
+	long long kernel_writeback_kb;	/* of it under writeback; -1 */
 	long long at_risk_slack_kb;	/* how far those counters may lag; -1 */
 	uint64_t bytes_lost;
 	int n[FV__COUNT];		/* per file_verdict */
