@@ -155,7 +155,7 @@ endef
 # Bisection: a near-full rebuild per patch to a widely included header, so
 # only with BISECT=1 (CI) or in check-full.
 define bisect_group
-	"$(if $(KERNEL_DEP),$(1)/bisect=KVER=$(1) scripts/t_bisect.sh,$(1)/bisect=$(call skip,'every prefix of the series builds','KERNEL= given'))"
+	"$(if $(KERNEL_DEP),$(1)/bisect=KVER=$(1) $(if $(FULL),BISECT_FULL=1) scripts/t_bisect.sh,$(1)/bisect=$(call skip,'every prefix of the series builds','KERNEL= given'))"
 endef
 # The lab on a real guest: one tree in make check, every tree in check-full.
 define lab_groups

@@ -99,12 +99,12 @@ static void checker_argv(const struct fs_kind *k, const char *image, char **argv
 
 int fs_check(const struct fs_kind *k, const char *image, char *why, size_t len)
 {
-	char buf[128], line[512] = "", *argv[10];
+	char cmd[128], buf[512], line[512] = "", *argv[10];
 	int pipefd[2], status;
 	FILE *out;
 	pid_t pid;
 
-	checker_argv(k, image, argv, buf, sizeof(buf));
+	checker_argv(k, image, argv, cmd, sizeof(cmd));
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -1;
 	pid = fork();
