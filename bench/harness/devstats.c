@@ -200,10 +200,12 @@ struct dev_model devmodel_predict(const struct disk_profile *p, const struct dev
 	double bytes = (double)(c->wr_bytes + c->zero_bytes);
 	double ops = (double)(c->wr_ops + c->zero_ops);
 
+	/* QEMU's buckets hold a tenth of a second of their rate: a burst
+	 * that fits passes at once (throttle_fix_bucket()) */
 	if (p && p->write_bps)
-		m.bytes_s = bytes / p->write_bps;
+		m.bytes_s = fmax(0, bytes - p->write_bps / 10.0) / p->write_bps;
 	if (p && p->write_iops)
-		m.ops_s = ops / p->write_iops;
+		m.ops_s = fmax(0, ops - p->write_iops / 10.0) / p->write_iops;
 	if (p)
 		m.flush_s = c->flush_ops * p->flush_ms / 1000.0;
 	m.predict_s = fmax(m.bytes_s, m.ops_s) + m.flush_s;

@@ -9,8 +9,10 @@
  *
  * The physical model: QEMU admits a write only when both its bandwidth
  * and its IOPS bucket allow it, so the two limits overlap and the slower
- * one sets the pace; flushes are not throttled and each waits its full
- * latency.  predict = max(bytes / bps, requests / iops) + flushes x flush.
+ * one sets the pace; each bucket lets a tenth of a second of its rate pass
+ * at once (QEMU's default burst); flushes are not throttled and each waits
+ * its full latency.  predict = max((bytes - bps/10) / bps, (requests -
+ * iops/10) / iops), never below 0, + flushes x flush.
  */
 #ifndef SLAB_DEVSTATS_H
 #define SLAB_DEVSTATS_H
