@@ -25,6 +25,7 @@
 
 #include "cleanup.h"
 #include "guestcmd.h"
+#include "hx.h"
 #include "nmguest.h"
 
 #define FILE_PATH	NM_ALLOW "/bench.dat"
@@ -104,6 +105,8 @@ static bool list(const char *s, const char *const *allowed, char out[2][8], int 
 
 		for (int i = 0; allowed[i]; i++)
 			okw |= !strcmp(tok, allowed[i]);
+		for (int i = 0; okw && i < *n; i++)
+			okw = strcmp(out[i], tok);	/* a setting twice is a typo */
 		if (!okw || *n == 2)
 			return false;
 		snprintf(out[(*n)++], 8, "%s", tok);
@@ -130,15 +133,17 @@ static int parse(int argc, char **argv, struct opts *o)
 			    .settle_s = 6 };
 	list("ext4", fss, o->fs, &o->n_fs);
 	list("wc,nowc", caches, o->cache, &o->n_cache);
-	while ((c = getopt_long(argc, argv, "p:c:r:k:i:h", lo, NULL)) != -1) {
+	cli_prog = "nomtime-bench";
+	opterr = 0;	/* our own one line, not getopt's as well */
+	while ((c = getopt_long(argc, argv, ":p:c:r:k:i:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			if (!list(optarg, fss, o->fs, &o->n_fs))
-				return bad("--fs", optarg, "ext4, xfs, ext4,xfs");
+				return bad("--fs", optarg, "ext4, xfs, ext4,xfs (each once)");
 			break;
 		case 'C':
 			if (!list(optarg, caches, o->cache, &o->n_cache))
-				return bad("--cache", optarg, "wc, nowc, wc,nowc");
+				return bad("--cache", optarg, "wc, nowc, wc,nowc (each once)");
 			break;
 		case 'p':
 			if (strcmp(optarg, "emmc") && strcmp(optarg, "nvme"))
@@ -173,17 +178,16 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage();
 			exit(0);
+		case ':':
+			return bad("option", argv[optind - 1], "it needs a value, see --help");
 		default:
 			return bad("option", argv[optind - 1], "see --help");
 		}
 	}
 	if (optind < argc)
 		return bad("argument", argv[optind], "options only, see --help");
-	if (!o->kernel || !o->initrd) {
-		fprintf(stderr, "nomtime-bench: give --kernel and --initrd (or KERNEL, INITRD)\n");
-		return 2;
-	}
-	return 0;
+	/* before QEMU: a directory or a text file is a typo, not a boot */
+	return hx_check_boot_files(o->kernel, o->initrd);
 }
 
 static int cmp_d(const void *a, const void *b)

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "cleanup.h"
+#include "outset.h"
 #include "pcreport.h"
 
 static void progress(const struct pc_opts *o, const struct pc_result *run, int total)
@@ -31,7 +32,6 @@ int main(int argc, char **argv)
 	struct pc_opts o;
 	struct pc_result run = { .o = &o };
 	struct pc_summary *sum = NULL;
-	char path[1100];
 	int rc, n, judged = 0, failed = 0, total;
 	time_t t = time(NULL);
 
@@ -72,16 +72,20 @@ int main(int argc, char **argv)
 				o.hx.out_dir);
 			failed++;
 		} else {
+			struct outset set;
 			int bad;
 
-			snprintf(path, sizeof(path), "%s/powercut.json", o.hx.out_dir);
-			bad = pc_report_json(path, &v) != 0;
-			snprintf(path, sizeof(path), "%s/powercut.csv", o.hx.out_dir);
-			bad += pc_report_csv(path, &v) != 0;
-			if (!bad)
-				fprintf(stderr, "power-cut: wrote %s/powercut.{json,csv}\n",
-					o.hx.out_dir);
-			failed += bad;
+			if (outset_begin(&set, o.hx.out_dir)) {
+				failed++;
+			} else {
+				bad = pc_report_json(outset_path(&set, "powercut.json"), &v) != 0;
+				bad += pc_report_csv(outset_path(&set, "powercut.csv"), &v) != 0;
+				if (outset_commit(&set, bad))
+					failed++;
+				else
+					fprintf(stderr, "power-cut: wrote %s/powercut.{json,csv}\n",
+						o.hx.out_dir);
+			}
 		}
 	}
 	free(sum);

@@ -6,6 +6,7 @@
 
 #include "cleanup.h"
 #include "lab.h"
+#include "outset.h"
 #include "report.h"
 
 /* The guest's RAM must fit in what the host has free. */
@@ -27,21 +28,19 @@ static int check_host_mem(int mem_mb)
 
 static int write_reports(const struct lab_view *v, const char *dir)
 {
-	static const char *const names[] = {
-		"latency.json", "latency.csv", "latency.svg", "latency.png",
-	};
-	char p[4][1100];
+	struct outset set;
 	int bad = 0;
 
-	for (int i = 0; i < 4; i++)
-		snprintf(p[i], sizeof(p[i]), "%s/%s", dir, names[i]);
-	bad += report_json(p[0], v) != 0;
-	bad += report_csv(p[1], v) != 0;
-	bad += report_plot(p[2], v) != 0;
-	bad += report_plot(p[3], v) != 0;
-	if (!bad)
-		fprintf(stderr, "suspend-lab: wrote %s/latency.{json,csv,svg,png}\n", dir);
-	return bad;
+	if (outset_begin(&set, dir))
+		return 1;
+	bad += report_json(outset_path(&set, "latency.json"), v) != 0;
+	bad += report_csv(outset_path(&set, "latency.csv"), v) != 0;
+	bad += report_plot(outset_path(&set, "latency.svg"), v) != 0;
+	bad += report_plot(outset_path(&set, "latency.png"), v) != 0;
+	if (outset_commit(&set, bad))
+		return 1;
+	fprintf(stderr, "suspend-lab: wrote %s/latency.{json,csv,svg,png}\n", dir);
+	return 0;
 }
 
 int main(int argc, char **argv)

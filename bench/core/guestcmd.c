@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prog.h"
+
 struct out_buf {
 	struct chan *ch;
 	char *s;
@@ -60,7 +62,7 @@ static enum verdict vreq(struct vm *vm, int timeout_ms, char **out, int *st,
 	if (v == VERDICT_OK && status)
 		v = VERDICT_SETUP_FAILED;
 	if (v != VERDICT_OK) {
-		fprintf(stderr, "suspend-lab: guest request failed (%s, status %d%s%s): %.200s\n",
+		fprintf(stderr, "%s: guest request failed (%s, status %d%s%s): %.200s\n", cli_prog,
 			verdict_name(v), status, vm->agent.why[0] ? ", " : "",
 			vm->agent.why, cmd);
 		if (b.s && status > 0)

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "prog.h"
+
 int host_run(char *const argv[], bool quiet)
 {
 	int status;
@@ -22,7 +24,7 @@ int host_run(char *const argv[], bool quiet)
 			}
 		}
 		execvp(argv[0], argv);
-		fprintf(stderr, "suspend-lab: exec %s: %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "%s: exec %s: %s\n", cli_prog, argv[0], strerror(errno));
 		_exit(127);
 	}
 	if (pid < 0)

@@ -16,6 +16,8 @@ static const char *const names[VERDICT__COUNT] = {
 	[VERDICT_SETUP_FAILED] = "SetupFailed",
 	[VERDICT_NOT_RUN] = "NotRun",
 	[VERDICT_NBDKIT_FAILED] = "NbdkitFailed",
+	[VERDICT_IMAGE_FAILED] = "ImageFailed",
+	[VERDICT_HOST_STALL] = "HostStall",
 };
 
 const char *verdict_name(enum verdict v)

@@ -21,6 +21,8 @@ enum verdict {
 	VERDICT_SETUP_FAILED,		/* a step before the cycle failed */
 	VERDICT_NOT_RUN,		/* never started: no guest to run it on */
 	VERDICT_NBDKIT_FAILED,		/* the drive model (nbdkit) died or never started */
+	VERDICT_IMAGE_FAILED,		/* the data image could not be made (mkfs, a full disk) */
+	VERDICT_HOST_STALL,		/* the host held QEMU back: not a measurement */
 	VERDICT__COUNT
 };
 

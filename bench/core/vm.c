@@ -20,6 +20,8 @@
 
 #include "cleanup.h"
 #include "clock.h"
+#include "prog.h"
+#include "rundir.h"
 
 #define OVMF_VARS "/usr/share/OVMF/OVMF_VARS_4M.fd"
 
@@ -115,17 +117,11 @@ static enum verdict start_failed(struct vm *vm)
 
 static int make_dirs(struct vm *vm, const struct vm_config *cfg)
 {
-	const char *t = getenv("TMPDIR");
 	char p[600];
 
-	/* sun_path holds 108 bytes: a long TMPDIR falls back to /tmp */
-	snprintf(vm->sockdir, sizeof(vm->sockdir), "%s/slab.XXXXXX",
-		 t && *t && strlen(t) < 40 ? t : "/tmp");
-	if (!mkdtemp(vm->sockdir)) {
-		vm->sockdir[0] = '\0';
+	if (rundir_make(vm->sockdir, sizeof(vm->sockdir), "slab", &vm->h_dirs[0],
+			&vm->h_files[6]))
 		return -1;
-	}
-	vm->h_dirs[0] = cleanup_dir(vm->sockdir);
 	vm_path_in(p, sizeof(p), vm->sockdir, "qmp.sock");
 	vm->h_files[0] = cleanup_file(p);
 	vm_path_in(p, sizeof(p), vm->sockdir, "agent.sock");
@@ -206,7 +202,7 @@ enum verdict vm_start(struct vm *vm, const struct vm_config *cfg)
 
 	memset(vm, 0, sizeof(*vm));
 	vm->pidfd = vm->h_pid = -1;
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 7; i++)
 		vm->h_files[i] = -1;
 	vm->h_dirs[0] = vm->h_dirs[1] = -1;
 	chan_init(&vm->agent, -1, -1);
@@ -313,9 +309,11 @@ void vm_stop(struct vm *vm)
 			vm_path_in(path, sizeof(path), vm->logdir, log_names[i]);
 			unlink(path);
 		}
+		vm_path_in(path, sizeof(path), vm->sockdir, "owner");
+		unlink(path);
 		rmdir(vm->sockdir);
 	}
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 7; i++)
 		cleanup_forget(vm->h_files[i]);
 	cleanup_forget(vm->h_dirs[0]);
 	vm_free_argv(vm);
@@ -338,10 +336,10 @@ void vm_report_death(struct vm *vm)
 	FILE *f;
 
 	if (vm->why[0])
-		fprintf(stderr, "suspend-lab: %s\n", vm->why);
+		fprintf(stderr, "%s: %s\n", cli_prog, vm->why);
 	if (vm->reaped) {
 		exit_text(vm, line, sizeof(line));
-		fprintf(stderr, "suspend-lab: QEMU (pid %d) %s\n", vm->pid, line);
+		fprintf(stderr, "%s: QEMU (pid %d) %s\n", cli_prog, vm->pid, line);
 	}
 	vm_path_in(path, sizeof(path), vm->logdir, "qemu.stderr");
 	f = fopen(path, "re");
@@ -350,10 +348,11 @@ void vm_report_death(struct vm *vm)
 	if (f)
 		fclose(f);
 	vm_serial_tail(vm, tail, sizeof(tail), 8);
-	if (tail[0])
-		fprintf(stderr, "suspend-lab: the serial console's last lines:\n%s", tail);
+	/* NbdkitFailed comes before the guest wrote anything */
+	if (tail[strspn(tail, " \t\r\n")])
+		fprintf(stderr, "%s: the serial console's last lines:\n%s", cli_prog, tail);
 	if (vm->keep_logs)
-		fprintf(stderr, "suspend-lab: logs in %s\n", vm->logdir);
+		fprintf(stderr, "%s: logs in %s\n", cli_prog, vm->logdir);
 }
 
 enum verdict vm_chan_verdict(struct vm *vm, enum chan_status s)

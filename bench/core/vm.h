@@ -63,7 +63,7 @@ struct vm {
 	char knob[64];
 	double t_spawn, t_ready;	/* host monotonic */
 	char why[512];			/* why vm_start failed */
-	int h_pid, h_files[6], h_dirs[2];	/* cleanup handles */
+	int h_pid, h_files[7], h_dirs[2];	/* cleanup handles */
 };
 
 /* "a,b" -> "a,,b": a value inside a QEMU option list. */

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rundir.h"
+
 #define OVMF_CODE "/usr/share/OVMF/OVMF_CODE_4M.fd"
-#define SOCKDIR_PLACEHOLDER "/tmp/slab.XXXXXX"
 
 void vm_opt_escape(char *buf, size_t n, const char *value)
 {
@@ -55,7 +56,13 @@ static const char *esc(char *buf, size_t n, const char *dir, const char *name)
 
 int vm_build_argv(struct vm *vm, const struct vm_config *cfg)
 {
-	const char *sd = vm->sockdir[0] ? vm->sockdir : SOCKDIR_PLACEHOLDER;
+	char tmpl[64];
+	const char *sd = vm->sockdir;
+
+	if (!sd[0]) {
+		rundir_template(tmpl, sizeof(tmpl), "slab");
+		sd = tmpl;
+	}
 	const char *ld = vm->logdir[0] ? vm->logdir : sd;
 	bool uefi = cfg->firmware == VM_FW_UEFI;
 	char e[1300];

@@ -11,8 +11,6 @@
 #define MIB (1024ULL * 1024)
 #define GIB (1024ULL * MIB)
 
-const char *cli_prog = "suspend-lab";
-
 int cli_bad(const char *fmt, ...)
 {
 	va_list ap;

@@ -11,8 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Program name for messages: "suspend-lab", "power-cut", ... */
-extern const char *cli_prog;
+#include "prog.h"
 
 /* "<prog>: <message>" on one line (control characters shown as '?'); 2. */
 int cli_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

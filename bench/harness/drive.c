@@ -19,8 +19,7 @@
 #include "cleanup.h"
 #include "cliopt.h"
 #include "clock.h"
-
-#define PLACEHOLDER "/tmp/slabd.XXXXXX"
+#include "rundir.h"
 
 bool drive_wanted(const struct disk_profile *p)
 {
@@ -29,11 +28,14 @@ bool drive_wanted(const struct disk_profile *p)
 
 void drive_init(struct drive *d)
 {
+	char tmpl[64];
+
 	memset(d, 0, sizeof(*d));
 	d->pidfd = d->h_pid = d->h_dir = -1;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		d->h_files[i] = -1;
-	snprintf(d->uri, sizeof(d->uri), "nbd+unix:///?socket=%s/nbd.sock", PLACEHOLDER);
+	rundir_template(tmpl, sizeof(tmpl), "slabd");
+	snprintf(d->uri, sizeof(d->uri), "nbd+unix:///?socket=%s/nbd.sock", tmpl);
 }
 
 struct vm_drive drive_vm(const struct drive *d, const struct disk_profile *p,
@@ -121,16 +123,8 @@ static void last_err_line(const struct drive *d, char *buf, size_t n)
 static int files(struct drive *d, const struct drive_config *c, char *sock, char *pidf,
 		 size_t n)
 {
-	const char *t = getenv("TMPDIR");
-
-	/* sun_path holds 108 bytes: a long TMPDIR falls back to /tmp */
-	snprintf(d->dir, sizeof(d->dir), "%s/slabd.XXXXXX",
-		 t && *t && strlen(t) < 40 ? t : "/tmp");
-	if (!mkdtemp(d->dir)) {
-		d->dir[0] = '\0';
+	if (rundir_make(d->dir, sizeof(d->dir), "slabd", &d->h_dir, &d->h_files[4]))
 		return fail(d, "cannot make a private directory: %s", strerror(errno));
-	}
-	d->h_dir = cleanup_dir(d->dir);
 	snprintf(sock, n, "%s/nbd.sock", d->dir);
 	snprintf(pidf, n, "%s/nbdkit.pid", d->dir);
 	d->h_files[0] = cleanup_file(sock);
@@ -312,9 +306,11 @@ void drive_stop(struct drive *d)
 			unlink(d->log);
 			unlink(d->err);
 		}
+		snprintf(path, sizeof(path), "%s/owner", d->dir);
+		unlink(path);
 		rmdir(d->dir);
 	}
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		cleanup_forget(d->h_files[i]);
 		d->h_files[i] = -1;
 	}

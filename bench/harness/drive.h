@@ -48,7 +48,7 @@ struct drive {
 	char log[600];		/* the request log */
 	char err[600];		/* nbdkit's stderr */
 	char why[700];		/* why drive_start failed */
-	int h_pid, h_files[4], h_dir;	/* cleanup handles */
+	int h_pid, h_files[5], h_dir;	/* cleanup handles */
 };
 
 /* Whether a profile needs the drive model: a flush latency or a volatile

@@ -11,6 +11,7 @@
 #include "cleanup.h"
 #include "guestcmd.h"
 #include "hostrun.h"
+#include "outdir.h"
 
 const struct hx_timeouts hx_default_timeouts = {
 	.boot = 60000,
@@ -31,7 +32,7 @@ void hx_init(struct hx *h, const struct hx_opts *o)
 	h->base = hx_default_timeouts;
 	h->mem_mb = 2048;
 	h->max_boot_failures = 3;
-	h->h_img = -1;
+	h->h_img = h->h_mark = -1;
 	h->qemu = cli_env("SLAB_QEMU");
 	drive_init(&h->drive);
 	cleanup_install();
@@ -66,8 +67,12 @@ int hx_image(struct hx *h, const char *path, uint64_t bytes)
 
 	hx_image_drop(h);
 	snprintf(h->img, sizeof(h->img), "%s", path);
-	if (!h->o->keep_logs)
+	if (!h->o->keep_logs) {
 		h->h_img = cleanup_file(h->img);
+		/* a later run sweeps it if this one is killed (outdir.h) */
+		if (outdir_mark_temporary(h->img, &h->h_mark))
+			h->h_mark = -1;
+	}
 	snprintf(sz, sizeof(sz), "%lluk", (unsigned long long)(bytes >> 10));
 	f = fopen(h->img, "w");
 	if (!f || fclose(f) || truncate(h->img, bytes)) {
@@ -84,10 +89,16 @@ int hx_image(struct hx *h, const char *path, uint64_t bytes)
 
 void hx_image_drop(struct hx *h)
 {
-	if (h->img[0] && !h->o->keep_logs)
+	char mark[1300];
+
+	if (h->img[0] && !h->o->keep_logs) {
 		unlink(h->img);
+		outdir_mark_name(mark, sizeof(mark), h->img);
+		unlink(mark);
+	}
 	cleanup_forget(h->h_img);
-	h->h_img = -1;
+	cleanup_forget(h->h_mark);
+	h->h_img = h->h_mark = -1;
 	h->img[0] = '\0';
 }
 

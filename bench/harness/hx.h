@@ -70,6 +70,9 @@ void hx_opts_usage(FILE *f);
  * one line.
  */
 int hx_check_inputs(const struct hx_opts *o, bool need_tools);
+/* What hx_check_inputs() asks of the kernel and initrd: readable files, a
+ * bzImage and an initramfs by their first bytes.  0, or 2 after one line. */
+int hx_check_boot_files(const char *kernel, const char *initrd);
 
 /* Base waits in ms, before --timeout-scale; tests shrink them. */
 struct hx_timeouts {
@@ -98,7 +101,7 @@ struct hx {
 	bool drive_on, drive_reported;
 	int boots, boot_failures;
 	char img[600];
-	int h_img;
+	int h_img, h_mark;
 	char logdir[600];
 	char wb_defaults[160];		/* the kernel's vm.dirty_* at boot */
 	/* provenance, from the first good boot */

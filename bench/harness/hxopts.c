@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outdir.h"
+
 #define MIB (1024ULL * 1024)
 
 void hx_opts_defaults(struct hx_opts *o)
@@ -141,30 +143,80 @@ static int readable_file(const char *opt, const char *path)
 	return 0;
 }
 
+static bool head(const char *path, long off, unsigned char *buf, size_t n)
+{
+	FILE *f = fopen(path, "re");
+	bool ok = f && !fseek(f, off, SEEK_SET) && fread(buf, 1, n, f) == n;
+
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+/* x86 boot protocol: "HdrS" at 0x202 of every bzImage */
+static bool is_bzimage(const char *path)
+{
+	unsigned char b[4];
+
+	return head(path, 0x202, b, 4) && !memcmp(b, "HdrS", 4);
+}
+
+/* a cpio archive, or one of the compressions the kernel unpacks */
+static bool is_initramfs(const char *path)
+{
+	static const struct { const char *m; size_t n; } magic[] = {
+		{ "070701", 6 }, { "070702", 6 }, { "\x1f\x8b", 2 },
+		{ "\xfd" "7zXZ", 5 }, { "\x28\xb5\x2f\xfd", 4 }, { "\x02\x21\x4c\x18", 4 },
+		{ "BZh", 3 }, { "\x5d\x00\x00", 3 }, { "\x89LZO", 4 },
+	};
+	unsigned char b[6] = { 0 };
+
+	if (!head(path, 0, b, 2))
+		return false;
+	head(path, 0, b, 6);
+	for (size_t i = 0; i < sizeof(magic) / sizeof(magic[0]); i++)
+		if (!memcmp(b, magic[i].m, magic[i].n))
+			return true;
+	return false;
+}
+
+int hx_check_boot_files(const char *kernel, const char *initrd)
+{
+	if (!kernel)
+		return cli_bad("no kernel: give --kernel or KERNEL=");
+	if (!initrd)
+		return cli_bad("no initrd: give --initrd or INITRD=");
+	if (readable_file("kernel", kernel) || readable_file("initrd", initrd))
+		return 2;
+	if (!is_bzimage(kernel))
+		return cli_bad("--kernel: '%s' is not a bzImage (no HdrS header at 0x202)", kernel);
+	if (!is_initramfs(initrd))
+		return cli_bad("--initrd: '%s' is neither a cpio archive nor compressed (gzip, xz, zstd, lz4, bzip2, lzma, lzo)",
+			       initrd);
+	return 0;
+}
+
 int hx_check_inputs(const struct hx_opts *o, bool need_tools)
 {
 	struct stat st;
 	char parent[1024];
 
-	if (!o->kernel)
-		return cli_bad("no kernel: give --kernel or KERNEL=");
-	if (!o->initrd)
-		return cli_bad("no initrd: give --initrd or INITRD=");
+	if (hx_check_boot_files(o->kernel, o->initrd))
+		return 2;
 	if (need_tools && !o->tools_disk)
 		return cli_bad("no tools disk: give --tools-disk or TOOLS_DISK= (make tools)");
-	if (readable_file("kernel", o->kernel) || readable_file("initrd", o->initrd) ||
-	    (o->tools_disk && readable_file("tools-disk", o->tools_disk)))
+	if (o->tools_disk && readable_file("tools-disk", o->tools_disk))
 		return 2;
 	if (!stat(o->out_dir, &st)) {
 		if (!S_ISDIR(st.st_mode))
 			return cli_bad("--out: '%s' is not a directory", o->out_dir);
 		if (access(o->out_dir, W_OK | X_OK))
 			return cli_bad("--out: '%s': %s", o->out_dir, strerror(errno));
-		return 0;
+		return outdir_claim(o->out_dir);
 	}
 	snprintf(parent, sizeof(parent), "%s", o->out_dir);
 	if (errno != ENOENT || stat(dirname(parent), &st) || !S_ISDIR(st.st_mode) ||
 	    mkdir(o->out_dir, 0755))
 		return cli_bad("--out: cannot make '%s': %s", o->out_dir, strerror(errno));
-	return 0;
+	return outdir_claim(o->out_dir);
 }

@@ -287,6 +287,27 @@ static void progress_cycle(struct run *run, const struct cycle_record *rec, int 
 		    rec->resume_latency_s, rec->c.dirty_kb);
 }
 
+/* No disk, no cycle: each is reported, under its own verdict. */
+static void image_failed(struct run *run, const char *img)
+{
+	const struct lab_opts *o = run->o;
+
+	hx_image_drop(&run->h);
+	fprintf(stderr, "%s: %s: the data image %s could not be made; no cycle ran\n", cli_prog,
+		verdict_name(VERDICT_IMAGE_FAILED), img);
+	for (int i = 0; i < o->cycles; i++)
+		for (int k = 0; k < lab_n_configs(o); k++) {
+			struct cycle_record *rec = &run->r->rec[run->r->n++];
+			struct lab_config cf;
+
+			lab_config_at(o, k, &cf);
+			lab_record_init(rec, &cf, i);
+			rec->c.verdict = VERDICT_IMAGE_FAILED;
+			snprintf(rec->c.why, sizeof(rec->c.why), "the data image %.200s could not be made",
+				 img);
+		}
+}
+
 int lab_run(const struct lab_opts *o, struct lab_result *r,
 	    const struct hx_timeouts *base)
 {
@@ -311,8 +332,10 @@ int lab_run(const struct lab_opts *o, struct lab_result *r,
 	snprintf(img, sizeof(img), "%s/data.img", o->hx.out_dir);
 	/* four times the largest dirty size at least, so ext4's delalloc
 	 * heuristics never force writeback during the fio run */
-	if (hx_image(&run.h, img, 4 * max_dirty(o) + (512ULL << 20)))
+	if (hx_image(&run.h, img, 4 * max_dirty(o) + (512ULL << 20))) {
+		image_failed(&run, img);
 		return 1;
+	}
 	if (o->hx.show_command) {
 		char cmd[4096];
 

@@ -229,7 +229,7 @@ enum verdict pc_cycle(const struct pc_opts *o, int index, struct pc_record *r,
 	pc_record_init(r, o, index);
 	snprintf(img, sizeof(img), "%s/cut-%d.img", o->hx.out_dir, index + 1);
 	if (hx_image(&h, img, img_bytes))
-		return fail(&h, r, VERDICT_SETUP_FAILED, "cannot make %s", img);
+		return fail(&h, r, VERDICT_IMAGE_FAILED, "the data image %.200s could not be made", img);
 
 	snprintf(tag, sizeof(tag), "cut-%d-before", index + 1);
 	v = before(o, &h, r, tag);

@@ -13,6 +13,8 @@
 /* Base timeouts of a few hundred ms to a few s. */
 extern const struct hx_timeouts fakerun_timeouts;
 
+/* A file that passes the kernel and the initrd checks (hx_check_boot_files()). */
+void fakerun_boot_file(const char *path);
 /* A scratch directory (removed by fakerun_done) and SLAB_QEMU checked. */
 const char *fakerun_dir(void);
 /* Sets the scenario ($FAKEQEMU); NULL or "" for a healthy guest. */

@@ -23,60 +23,17 @@
 #include <jansson.h>
 
 #include "fakerun.h"
+#include "progrun.h"
 #include "tap.h"
 
-static char bindir[512], err[8192];
+static char *err = progrun_err;
 
-/* Runs a program of ours with args; its exit status, stderr in err.  With
- * sig_after_ms, sends sig then. */
 static int prog(const char *name, char *const args[], int sig_after_ms, int sig)
 {
-	char path[600], errfile[600];
-	char *argv[32];
-	int n = 0, status, fd;
-	pid_t pid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", bindir, name);
-	snprintf(errfile, sizeof(errfile), "%s/cli.err", fakerun_dir());
-	argv[n++] = path;
-	for (int i = 0; args[i] && n < 31; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	pid = fork();
-	if (!pid) {
-		fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fd, 2);
-		fd = open("/dev/null", O_WRONLY);
-		dup2(fd, 1);
-		execv(path, argv);
-		_exit(127);
-	}
-	if (sig_after_ms) {
-		usleep(sig_after_ms * 1000);
-		kill(pid, sig);
-	}
-	waitpid(pid, &status, 0);
-	err[0] = '\0';
-	f = fopen(errfile, "r");
-	if (f) {
-		err[fread(err, 1, sizeof(err) - 1, f)] = '\0';
-		fclose(f);
-	}
-	unlink(errfile);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return progrun(name, args, sig_after_ms, sig);
 }
 
-static int lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
+#define lines progrun_lines
 
 static void bad_input(const char *dir, const char *kernel)
 {
@@ -226,10 +183,7 @@ int main(int argc, char **argv)
 	char kernel[600];
 
 	(void)argc;
-	char self[512];
-
-	snprintf(self, sizeof(self), "%s", argv[0]);
-	snprintf(bindir, sizeof(bindir), "%s", dirname(self));
+	progrun_init(argv[0]);
 	snprintf(kernel, sizeof(kernel), "%s/bzImage", dir);
 	setenv("TMPDIR", dir, 1);
 	bad_input(dir, kernel);

@@ -1,0 +1,3 @@
+#include "prog.h"
+
+const char *cli_prog = "suspend-lab";
