@@ -187,6 +187,7 @@ static enum verdict one_cycle(struct run *run, struct cycle_record *rec, int n)
 	struct cycle_timeouts to = timeouts(run, rec->dirty_target_bytes);
 	enum verdict v = hx_drive_verdict(&run->h, set_up_cycle(run, rec));
 	struct dev_counts q0;
+	struct hostload hl;
 	bool counted;
 
 	if (v) {
@@ -197,12 +198,15 @@ static enum verdict one_cycle(struct run *run, struct cycle_record *rec, int n)
 	if (rec->wb == WB_DEFAULT)
 		request_moment(run, rec, n);
 	counted = !lab_dev_before(&run->h, &q0);
+	hostload_start(&hl, run->h.vm.pid);
 	v = hx_drive_verdict(&run->h, cycle_run(&run->h.vm, rec->state, &to, &rec->c));
 	rec->c.verdict = v ? v : rec->c.verdict;
 	if (counted && !v)
 		lab_dev_after(&run->h, &q0, rec);
 	lab_derive(rec, rec->workload == workload_by_name("bigfile") &&
 		   rec->wb == WB_HELD ? run->r->floor_bps : -1);
+	lab_host_windows(&hl, rec);
+	hostload_stop(&hl);
 	if (!v && tear_down(run, rec))
 		v = VERDICT_SETUP_FAILED;	/* the next cycle's start would be wrong */
 	return v;
@@ -373,6 +377,8 @@ int lab_run(const struct lab_opts *o, struct lab_result *r,
 			/* a guest in an unknown state is not measured again */
 			hx_fail(&run.h, v, "cycle failed");
 			run.alive = false;
+		} else if (rec->c.verdict) {
+			failed++;	/* HostStall: a sound guest, no measurement */
 		}
 	}
 	r->time_cycles_s = mono_now() - t_cycles - (r->time_boot_s - boot_before);

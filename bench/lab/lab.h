@@ -12,6 +12,7 @@
 
 #include "cycle.h"
 #include "devstats.h"
+#include "hostload.h"
 #include "hx.h"
 #include "workload.h"
 
@@ -97,6 +98,12 @@ struct cycle_record {
 	struct dev_counts dev_suspend, dev_sync;
 	const char *dev_sync_source;	/* "nbdkit_log", "qmp_suspend" or "none" */
 	double sync_predicted_s, sync_over_predicted;
+	/*
+	 * What the host took from QEMU (hostload.h): from the request to the
+	 * suspend (mem: QMP's SUSPEND event; freeze: the waking key) and from
+	 * the wake to RESUMED.  Past its threshold the cycle is HostStall.
+	 */
+	struct host_window host_suspend, host_resume;
 };
 
 struct lab_result {
@@ -125,6 +132,10 @@ int lab_mem_mb(const struct lab_opts *o);
  * it (devcycle.c): 0, or -1 when QMP could not say. */
 int lab_dev_before(struct hx *h, struct dev_counts *q0);
 void lab_dev_after(struct hx *h, const struct dev_counts *q0, struct cycle_record *rec);
+
+/* The record's host windows from the sampler, and HostStall past the
+ * threshold (hostwin.c). */
+void lab_host_windows(struct hostload *hl, struct cycle_record *rec);
 
 /* Fills a record's figures from its cycle (derive.c). */
 void lab_derive(struct cycle_record *rec, double floor_bps);

@@ -97,6 +97,7 @@ static int handle(int c, const char *arg, void *ctx)
 				       arg);
 		return 0;
 	case OPT_CUT_OFFSET:
+		o->offset_given = true;
 		if (!strcmp(arg, "random")) {
 			o->cut_offset_ms = -1;
 			return 0;
@@ -158,5 +159,9 @@ int pc_parse_args(int argc, char **argv, struct pc_opts *o)
 		rc = cli_bad("no kernel: give --kernel or KERNEL=");
 	if (!rc && !o->hx.initrd)
 		rc = cli_bad("no initrd: give --initrd or INITRD=");
+	/* an option that changes nothing is a mistake worth a word */
+	if (!rc && o->offset_given && !o->mix && o->cut != CUT_SYNC)
+		rc = cli_bad("--cut-offset: applies to --cut sync or mix, not --cut %s",
+			     cut_name(o->cut));
 	return rc;
 }

@@ -33,6 +33,7 @@ struct pc_opts {
 	int syncs;			/* bit 0: sync=0 runs, bit 1: sync=1 runs */
 	enum cut_point cut;
 	bool mix;			/* cycle through the cut points */
+	bool offset_given;		/* --cut-offset was given */
 	int cut_offset_ms;		/* CUT_SYNC: after the request; -1 random */
 	int cycles;
 	uint64_t big_bytes;		/* the largest file of the dataset */

@@ -23,6 +23,13 @@ static void csv_counts(struct csv *c, const struct dev_counts *d, bool time)
 		csv_num(c, d ? d->flush_time_s : NAN);
 }
 
+static void csv_host(struct csv *c, const struct host_window *w)
+{
+	csv_num(c, w->measured ? hostload_taken(w) : NAN);
+	csv_num(c, w->measured ? w->stopped_s : NAN);
+	csv_num(c, w->measured ? w->wait_s : NAN);
+}
+
 static int write_csv(FILE *f, const void *ctx)
 {
 	static const char *const cols[] = {
@@ -39,6 +46,8 @@ static int write_csv(FILE *f, const void *ctx)
 		"dev_sync_flush_time_s", "dev_suspend_write_requests",
 		"dev_suspend_write_bytes", "dev_suspend_flush_requests",
 		"sync_predicted_s", "sync_over_predicted",
+		"host_suspend_taken_s", "host_suspend_qemu_stopped_s", "host_suspend_run_queue_wait_s",
+		"host_resume_taken_s", "host_resume_qemu_stopped_s", "host_resume_run_queue_wait_s",
 	};
 	const struct lab_view *v = ctx;
 	struct csv c;
@@ -80,6 +89,8 @@ static int write_csv(FILE *f, const void *ctx)
 		csv_counts(&c, rec->dev_measured ? &rec->dev_suspend : NULL, false);
 		csv_num(&c, rec->sync_predicted_s);
 		csv_num(&c, rec->sync_over_predicted);
+		csv_host(&c, &rec->host_suspend);
+		csv_host(&c, &rec->host_resume);
 		csv_end_row(&c);
 	}
 	return csv_finish(&c);

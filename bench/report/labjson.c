@@ -132,13 +132,23 @@ static json_t *j_device(const struct cycle_record *rec)
 			 "sync_over_predicted", j_num(rec->sync_over_predicted));
 }
 
+static json_t *j_host(const struct host_window *w)
+{
+	if (!w->measured)
+		return json_null();
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "wall", w->wall_s,
+			 "taken", hostload_taken(w), "qemu_stopped", w->stopped_s,
+			 "harness_late", w->late_s, "run_queue_wait", w->wait_s,
+			 "qemu_cpu", w->cpu_s);
+}
+
 static json_t *j_cycle(const struct cycle_record *rec)
 {
 	const struct cycle *c = &rec->c;
 	bool skip = c->skip_events > 0;
 
 	return json_pack("{s:o, s:i, s:s, s:s, s:o, s:I, s:i, s:s, s:o, s:i, s:o, s:o, s:o, s:o,"
-			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "state", j_str(rec->state),
 			 "sync", rec->sync,
 			 "workload", rec->workload ? rec->workload->name : "?",
@@ -165,13 +175,15 @@ static json_t *j_cycle(const struct cycle_record *rec)
 			 "sync_over_floor", j_num(rec->sync_over_floor),
 			 "phases_s", j_phases(c),
 			 "resume_spans_s", j_spans(rec),
-			 "device", j_device(rec));
+			 "device", j_device(rec),
+			 "host_s", json_pack("{s:o, s:o}", "suspend", j_host(&rec->host_suspend),
+					   "resume", j_host(&rec->host_resume)));
 }
 
 static json_t *j_config(const struct lab_view *v, const struct lab_summary *cf)
 {
 	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o,"
-			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "state", cf->state,
 			 "sync", cf->sync,
 			 "workload", cf->cf.workload->name,
@@ -191,7 +203,9 @@ static json_t *j_config(const struct lab_view *v, const struct lab_summary *cf)
 			 "sync_write_bytes", j_stats(&cf->sync_bytes),
 			 "sync_flush_requests", j_stats(&cf->sync_flushes),
 			 "sync_predicted_s", j_stats(&cf->sync_predicted),
-			 "sync_over_predicted", j_stats(&cf->sync_over_predicted));
+			 "sync_over_predicted", j_stats(&cf->sync_over_predicted),
+			 "host_taken_suspend_s", j_stats(&cf->host_suspend),
+			 "host_taken_resume_s", j_stats(&cf->host_resume));
 }
 
 /* NULL on allocation failure; json_pack drops its "o" arguments then. */

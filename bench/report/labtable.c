@@ -135,6 +135,35 @@ static void table_device(FILE *f, const struct lab_view *v)
 	}
 }
 
+/* How much of each window the host took: what the latencies are not. */
+static void table_host(FILE *f, const struct lab_view *v)
+{
+	fprintf(f, "\nthe host's share in ms, median/max over the OK cycles: QEMU stopped, the harness\n"
+		"late, QEMU's threads waiting for a CPU (HostStall past %.1f s and %.0f%% of a window)\n",
+		HOSTLOAD_STALL_MIN_S, HOSTLOAD_STALL_FRAC * 100);
+	fprintf(f, "%-6s %-4s %-10s %-7s %9s %17s %17s %11s\n", "state", "sync", "workload", "wb",
+		"size_MiB", "suspend", "resume", "resume_ms");
+	for (int i = 0; i < v->n_sum; i++) {
+		const struct lab_summary *cf = &v->sum[i];
+		const struct stats *w[2] = { &cf->host_suspend, &cf->host_resume };
+
+		fprintf(f, "%-6s %-4s %-10s %-7s %9.6g", cf->state, cf->sync ? "on" : "off",
+			cf->cf.workload->name, writeback_name(cf->cf.wb), cf->dirty / MIB);
+		for (int k = 0; k < 2; k++) {
+			char b[64];
+
+			if (w[k]->n)
+				snprintf(b, sizeof(b), "%.1f/%.1f", w[k]->median * 1000,
+					 w[k]->max * 1000);
+			else
+				snprintf(b, sizeof(b), "-");
+			fprintf(f, " %17s", b);
+		}
+		col_ms(f, 11, cf->resume.median);
+		fputc('\n', f);
+	}
+}
+
 void report_table(FILE *f, const struct lab_view *v)
 {
 	table_header(f, v);
@@ -142,6 +171,7 @@ void report_table(FILE *f, const struct lab_view *v)
 		table_row(f, &v->sum[k]);
 	table_spans(f, v);
 	table_device(f, v);
+	table_host(f, v);
 	for (int i = 0; i < v->r->n; i++) {
 		const struct cycle_record *rec = &v->r->rec[i];
 

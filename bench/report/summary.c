@@ -19,6 +19,9 @@ static double m_sync(const struct cycle_record *r) { return r->sync_phase_s; }
 static double m_ratio(const struct cycle_record *r) { return r->sync_over_floor; }
 static double m_guest_resume(const struct cycle_record *r) { return r->guest_resume_s; }
 static double m_pred(const struct cycle_record *r) { return r->sync_predicted_s; }
+static double host(const struct host_window *w) { return w->measured ? hostload_taken(w) : NAN; }
+static double m_host_suspend(const struct cycle_record *r) { return host(&r->host_suspend); }
+static double m_host_resume(const struct cycle_record *r) { return host(&r->host_resume); }
 static double m_pred_ratio(const struct cycle_record *r) { return r->sync_over_predicted; }
 /* device counts exist only where a sync was counted */
 static double dev(const struct cycle_record *r, double v)
@@ -94,6 +97,8 @@ int lab_summarise(const struct lab_opts *o, const struct lab_result *r,
 		stat_of(r, cf, m_sync_flushes, buf, &cf->sync_flushes);
 		stat_of(r, cf, m_pred, buf, &cf->sync_predicted);
 		stat_of(r, cf, m_pred_ratio, buf, &cf->sync_over_predicted);
+		stat_of(r, cf, m_host_suspend, buf, &cf->host_suspend);
+		stat_of(r, cf, m_host_resume, buf, &cf->host_resume);
 		for (int k = 0; k < LAB_SPANS; k++) {
 			for (int i = 0; i < r->n; i++)
 				buf[i] = same_config(cf, &r->rec[i]) &&

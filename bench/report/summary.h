@@ -26,6 +26,8 @@ struct lab_summary {
 	struct stats span[LAB_SPANS];	/* the resume's spans, lab_span_names */
 	/* what the device saw during the sync, and measured / predicted */
 	struct stats sync_writes, sync_bytes, sync_flushes, sync_predicted, sync_over_predicted;
+	/* what the host took from QEMU (hostload.h) in each window */
+	struct stats host_suspend, host_resume;
 };
 
 /* One per configuration, in lab_config_at()'s order; the caller frees

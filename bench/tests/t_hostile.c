@@ -7,7 +7,8 @@
  * leaves directories and an image that the next run sweeps (and a kept
  * image, one without a mark, stays); a results set in which one file fails
  * replaces none of the earlier ones; a data image that cannot be made is
- * ImageFailed for every cycle; nomtime-bench and suspend-lab refuse a
+ * ImageFailed for every cycle; a QEMU stopped mid-suspend is HostStall, not
+ * a measurement; nomtime-bench and suspend-lab refuse a
  * kernel or initrd that is not one before starting QEMU, in one line.
  */
 #define _GNU_SOURCE
@@ -23,6 +24,7 @@
 #include "fakerun.h"
 #include "outdir.h"
 #include "outset.h"
+#include "powercut.h"
 #include "progrun.h"
 #include "rundir.h"
 #include "tap.h"
@@ -178,6 +180,19 @@ static void image_failed(void)
 	setenv("PATH", strchr(path, ':') + 1, 1);
 }
 
+static void host_stall(void)
+{
+	const char *why;
+	int rc;
+
+	fakerun_scenario("host-stop-ms=1500");	/* SIGSTOP between REQUEST and suspend */
+	rc = progrun("suspend-lab", LAB("--timeout-scale", "1"), 0, 0);
+	why = strstr(progrun_out, "failed: ");
+	tap_ok(rc == 1 && why && strstr(why, "HostStall: the host took") && strstr(why, "QEMU stopped 1."),
+	       "QEMU stopped 1.5 s mid-suspend: exit %d, %.200s", rc, why ? why : progrun_out);
+	fakerun_scenario(NULL);
+}
+
 static void boot_files(void)
 {
 	static const char *const progs[] = { "suspend-lab", "nomtime-bench" };
@@ -209,6 +224,21 @@ static void boot_files(void)
 	       "nomtime-bench --bogus: exit %d, %d line(s)", rc, progrun_lines(progrun_err));
 }
 
+static void idle_options(void)
+{
+	struct pc_opts o;
+	int rc;
+
+	rc = progrun("power-cut", (char *[]){ "--kernel", kernel, "--initrd", kernel, "--tools-disk",
+		     kernel, "--out", out, "--cut", "suspended", "--cut-offset", "5", NULL }, 0, 0);
+	tap_ok(rc == 2 && progrun_lines(progrun_err) == 1 && strstr(progrun_err, "--cut-offset"),
+	       "power-cut --cut suspended --cut-offset 5: exit %d: %.120s", rc, progrun_err);
+	rc = pc_parse_args(9, (char *[]){ "power-cut", "--kernel", "k", "--initrd", "i", "--cut",
+			   "sync", "--cut-offset", "5", NULL }, &o);
+	tap_ok(rc == 0 && o.cut_offset_ms == 5, "--cut sync --cut-offset 5: parsed (%d, offset %d)",
+	       rc, o.cut_offset_ms);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -222,7 +252,9 @@ int main(int argc, char **argv)
 	sweeps();
 	results_set();
 	image_failed();
+	host_stall();
 	boot_files();
+	idle_options();
 	fakerun_done();
 	return tap_done();
 }

@@ -131,8 +131,9 @@ static void cut(const struct pc_opts *base, bool drop, int idx)
 		       r.n[FV_INTACT], r.n_files);
 	else
 		tap_ok(r.bytes_lost == 0 && r.fsync_intact && r.n[FV_INTACT] == r.n_files,
-		       "emmc: 0 of %llu bytes lost, %d/%d files intact",
-		       (unsigned long long)r.bytes_written, r.n[FV_INTACT], r.n_files);
+		       "emmc: %llu of %llu bytes lost, the fsync'd file %s, %d/%d files intact",
+		       (unsigned long long)r.bytes_lost, (unsigned long long)r.bytes_written,
+		       r.fsync_intact ? "intact" : "NOT intact", r.n[FV_INTACT], r.n_files);
 	tap_ok(r.fs_clean, "%s: filesystem clean after the cut",
 	       drop ? "flushes dropped" : "emmc");
 }

@@ -110,8 +110,9 @@ int main(void)
 		if (!cycle("mem", 1, CUT_SUSPENDED, TAMPER_NONE, &r))
 			continue;
 		tap_ok(r.bytes_lost == 0 && r.n[FV_INTACT] == r.n_files,
-		       "%s: 0 of %llu bytes lost, %d/%d files intact", what,
-		       (unsigned long long)r.bytes_written, r.n[FV_INTACT], r.n_files);
+		       "%s: %llu of %llu bytes lost, %d/%d files intact", what,
+		       (unsigned long long)r.bytes_lost, (unsigned long long)r.bytes_written,
+		       r.n[FV_INTACT], r.n_files);
 		healthy(&r, what);
 	}
 	for (int i = 0; i < 2; i++) {

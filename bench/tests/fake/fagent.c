@@ -1,6 +1,7 @@
 /* fakeqemu's guest agent: the real protocol, a scripted guest. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +227,17 @@ static void suspend(const char *arg)
 		say("REQUEST %s writeback_kb=0 state=%s", t, state);
 	else
 		say("REQUEST %s dirty_kb=%lld writeback_kb=0 state=%s", t, dirty, state);
+	if (fk_arg("host-stop-ms")) {	/* SIGSTOP, as a hostile host would */
+		int ms = atoi(fk_arg("host-stop-ms"));
+		pid_t me = getpid();
+
+		if (!fork()) {
+			usleep(ms * 1000);
+			kill(me, SIGCONT);
+			_exit(0);
+		}
+		raise(SIGSTOP);
+	}
 	if (fk_has("no-suspend"))
 		return;	/* a guest stuck on its way down */
 	if (fk_has("freeze-fails")) {	/* the kernel gives up: EBUSY, no event */

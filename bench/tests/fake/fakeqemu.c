@@ -13,6 +13,7 @@
  *   wrong-seq           replies carry the wrong request number
  *   missing-keys        REQUEST without dirty_kb
  *   stall-ms=N          wait N ms between REQUEST and suspending
+ *   host-stop-ms=N      after REQUEST, stopped (SIGSTOP) for N ms, as by the host
  *   no-suspend          never suspend: no SUSPEND event, ever
  *   freeze-fails        the kernel gives up on the suspend: RESUMED rc=EBUSY
  *                       and a "Freezing of tasks failed" error, no event

@@ -1,0 +1,185 @@
+#define _GNU_SOURCE
+#include "hostload.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CAP (30 * 60 * 1000 / HOSTLOAD_PERIOD_MS)	/* half an hour */
+
+static double real_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* 'T' (SIGSTOP) or 't' (a tracer): QEMU is not running at all */
+static bool stopped(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	p = strrchr(buf, ')');
+	return p && (p[2] == 'T' || p[2] == 't');
+}
+
+/* Every thread's CPU time and run-queue wait, summed. */
+static void schedstat(pid_t pid, double *cpu, double *wait)
+{
+	char path[300];
+	unsigned long long run_ns, wait_ns, r = 0, w = 0;
+	struct dirent *e;
+	DIR *d;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", (int)pid, e->d_name);
+		f = fopen(path, "re");
+		if (f && fscanf(f, "%llu %llu", &run_ns, &wait_ns) == 2) {
+			r += run_ns;
+			w += wait_ns;
+		}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	*cpu = r / 1e9;
+	*wait = w / 1e9;
+}
+
+static void *sampler(void *arg)
+{
+	struct hostload *hl = arg;
+	struct host_sample cur = { .t = real_now() };
+	double period = HOSTLOAD_PERIOD_MS / 1000.0;
+
+	schedstat(hl->pid, &cur.cpu_s, &cur.wait_s);
+	for (;;) {
+		struct host_sample next;
+		double dt;
+
+		pthread_mutex_lock(&hl->mu);
+		if (hl->n < hl->cap)
+			hl->s[hl->n++] = cur;
+		if (hl->stop) {
+			pthread_mutex_unlock(&hl->mu);
+			return NULL;
+		}
+		pthread_mutex_unlock(&hl->mu);
+		usleep(HOSTLOAD_PERIOD_MS * 1000);
+		next = cur;
+		next.t = real_now();
+		dt = next.t - cur.t;
+		if (stopped(hl->pid))
+			next.stopped_s += dt;
+		/* far later than asked: the host held this thread back too */
+		if (dt > 5 * period)
+			next.late_s += dt - period;
+		schedstat(hl->pid, &next.cpu_s, &next.wait_s);
+		cur = next;
+	}
+}
+
+int hostload_start(struct hostload *hl, pid_t pid)
+{
+	memset(hl, 0, sizeof(*hl));
+	hl->pid = pid;
+	hl->cap = CAP;
+	hl->s = calloc(hl->cap, sizeof(*hl->s));
+	if (!hl->s || pid <= 0)
+		return -1;
+	pthread_mutex_init(&hl->mu, NULL);
+	if (pthread_create(&hl->th, NULL, sampler, hl)) {
+		pthread_mutex_destroy(&hl->mu);
+		return -1;
+	}
+	hl->on = true;
+	return 0;
+}
+
+void hostload_stop(struct hostload *hl)
+{
+	if (hl->on) {
+		pthread_mutex_lock(&hl->mu);
+		hl->stop = true;
+		pthread_mutex_unlock(&hl->mu);
+		pthread_join(hl->th, NULL);
+		pthread_mutex_destroy(&hl->mu);
+	}
+	hl->on = false;
+	free(hl->s);
+	hl->s = NULL;
+	hl->n = 0;
+}
+
+/* The last sample at or before t (the first one if none is). */
+static const struct host_sample *at(const struct hostload *hl, double t, bool after)
+{
+	int i;
+
+	if (after) {
+		for (i = 0; i < hl->n - 1 && hl->s[i].t < t; i++)
+			;
+		return &hl->s[i];
+	}
+	for (i = hl->n - 1; i > 0 && hl->s[i].t > t; i--)
+		;
+	return &hl->s[i];
+}
+
+void hostload_window(struct hostload *hl, double t0, double t1, struct host_window *w)
+{
+	const struct host_sample *a, *b;
+
+	memset(w, 0, sizeof(*w));
+	if (!hl->s || isnan(t0) || isnan(t1) || t1 < t0)
+		return;
+	if (hl->on)
+		pthread_mutex_lock(&hl->mu);
+	if (hl->n >= 2) {
+		/* the samples around the window: what happened in it, and a
+		 * period either side */
+		a = at(hl, t0, false);
+		b = at(hl, t1, true);
+		w->measured = b > a;
+		w->wall_s = t1 - t0;
+		w->stopped_s = b->stopped_s - a->stopped_s;
+		w->late_s = b->late_s - a->late_s;
+		w->wait_s = b->wait_s - a->wait_s;
+		w->cpu_s = b->cpu_s - a->cpu_s;
+	}
+	if (hl->on)
+		pthread_mutex_unlock(&hl->mu);
+}
+
+double hostload_taken(const struct host_window *w)
+{
+	return w->stopped_s + w->late_s + w->wait_s;
+}
+
+bool hostload_stalled(const struct host_window *w)
+{
+	double taken = hostload_taken(w);
+
+	return w->measured && taken >= HOSTLOAD_STALL_MIN_S &&
+	       taken >= HOSTLOAD_STALL_FRAC * w->wall_s;
+}

@@ -1,0 +1,54 @@
+/*
+ * What the host took from the guest during a cycle.  Under TCG the guest's
+ * clock follows the host's, so a QEMU that was stopped, or waited for a
+ * CPU, reads as guest time (a 20 s SIGSTOP during the sync reads as a 20 s
+ * sync).  A sampler thread follows QEMU's process every 20 ms: its state
+ * (stopped), its threads' run-queue wait and CPU time
+ * (/proc/PID/task/.../schedstat), and its own lateness (the harness itself
+ * held off the CPU).
+ */
+#ifndef SLAB_HOSTLOAD_H
+#define SLAB_HOSTLOAD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define HOSTLOAD_PERIOD_MS 20
+/* A window is not a measurement when the host took this much of it
+ * (stopped + late + run-queue wait): at least HOSTLOAD_STALL_MIN_S and
+ * HOSTLOAD_STALL_FRAC of the window. */
+#define HOSTLOAD_STALL_MIN_S 0.5
+#define HOSTLOAD_STALL_FRAC 0.25
+
+struct host_sample {
+	double t;			/* host CLOCK_REALTIME */
+	double stopped_s, late_s, wait_s, cpu_s;	/* cumulative */
+};
+
+struct hostload {
+	pid_t pid;
+	pthread_t th;
+	pthread_mutex_t mu;
+	bool on, stop;
+	struct host_sample *s;
+	int n, cap;
+};
+
+/* One window's figures; measured false when no sample covers it. */
+struct host_window {
+	bool measured;
+	double wall_s, stopped_s, late_s, wait_s, cpu_s;
+};
+
+/* 0, or -1 (no thread: every window unmeasured). */
+int hostload_start(struct hostload *hl, pid_t pid);
+void hostload_stop(struct hostload *hl);
+/* [t0, t1] in host CLOCK_REALTIME seconds. */
+void hostload_window(struct hostload *hl, double t0, double t1, struct host_window *w);
+/* What the host took: stopped + late + wait. */
+double hostload_taken(const struct host_window *w);
+/* True when the window is the host's, not the guest's (thresholds above). */
+bool hostload_stalled(const struct host_window *w);
+
+#endif
