@@ -338,7 +338,10 @@ enum verdict hx_drive_verdict(struct hx *h, enum verdict v)
 void hx_fail(struct hx *h, enum verdict v, const char *what)
 {
 	fprintf(stderr, "%s: %s: %s\n", cli_prog, what, verdict_name(v));
-	vm_report_death(&h->vm);
+	/* no QEMU this boot (the drive model failed first): an earlier
+	 * boot's console would only mislead */
+	if (h->up)
+		vm_report_death(&h->vm);
 	hx_stop(h);
 }
 

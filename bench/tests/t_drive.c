@@ -236,6 +236,12 @@ static void harness(void)
 	tap_ok(v == VERDICT_NBDKIT_FAILED && !h.up && fakerun_live_children("fakeqemu") == 0 &&
 	       strstr(err, "No such file") && h.boot_failures == 1,
 	       "bad image: NbdkitFailed, a failed boot, no QEMU started");
+	fakerun_stderr_begin();
+	hx_fail(&h, v, "boot failed");
+	err = fakerun_stderr_end();
+	tap_ok(strstr(err, "NbdkitFailed") && !strstr(err, "QEMU (pid") &&
+	       !strstr(err, "serial console"),
+	       "its report names no QEMU and no console of an earlier boot: %.200s", err);
 	h.img[0] = '\0';
 	hx_stop(&h);
 	tap_ok(fakerun_live_children("nbdkit") == 0 && fakerun_live_children("fakeqemu") == 0 &&

@@ -229,6 +229,13 @@ static void idle_options(void)
 	struct pc_opts o;
 	int rc;
 
+	fakerun_scenario("exit-at-start");
+	rc = progrun("power-cut", (char *[]){ "--kernel", kernel, "--initrd", kernel, "--tools-disk",
+		     kernel, "--out", out, "--cycles", "1", "--size", "1M", "--sync", "1", NULL }, 0, 0);
+	tap_ok(rc == 1 && strstr(progrun_err, "power-cut: QEMU") && !strstr(progrun_err, "suspend-lab"),
+	       "power-cut's VM errors carry its own name: exit %d: %.160s", rc, progrun_err);
+	fakerun_scenario(NULL);
+
 	rc = progrun("power-cut", (char *[]){ "--kernel", kernel, "--initrd", kernel, "--tools-disk",
 		     kernel, "--out", out, "--cut", "suspended", "--cut-offset", "5", NULL }, 0, 0);
 	tap_ok(rc == 2 && progrun_lines(progrun_err) == 1 && strstr(progrun_err, "--cut-offset"),
