@@ -38,6 +38,7 @@ struct cs_opts {
 	const char *rec_dir;		/* default <out>/rec */
 	int replay_cycle;		/* replay: which cycle, 1-based */
 	const char *replay_state, *replay_image;
+	uint64_t given;			/* bit i: longopts[i] was on the command line */
 };
 
 /* One recorded cycle, as meta.json keeps it. */
