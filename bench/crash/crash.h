@@ -134,8 +134,9 @@ struct cs_backend {
 struct cs_backend cs_vm_backend(const struct cs_opts *o);
 void cs_vm_backend_done(struct cs_backend *b);
 
-/* Judges this shard's states, writes <out>/shard-K-of-N.json (its path in
- * path).  0, 1 if a state could not be judged, 2 on bad input. */
+/* Judges this shard's states, writes <out>/crash-shard-K-of-N.json (its
+ * path in path).  0, 1 if a state could not be judged or the shard not
+ * written, 2 on bad input. */
 int cs_judge(const struct cs_opts *o, const struct cs_backend *be, char *path, size_t n);
 
 /* ---- shards and the report (shard.c, csreport.c, csplot.c) ---- */

@@ -134,7 +134,7 @@ int cs_judge(const struct cs_opts *o, const struct cs_backend *be, char *path, s
 	snprintf(path, pn, "%s/crash-shard-%d-of-%d.json", o->hx.out_dir, o->shard_k,
 		 o->shard_n);
 	if (cs_shard_write(path, o, cy, n_cy, total, res, mine))
-		rc = 2;
+		rc = 1;		/* a result not written, as a report's */
 	else if (judged < mine)
 		rc = 1;
 out:
