@@ -122,19 +122,39 @@ static int judge(const struct cs_opts *o, char *path, size_t n)
 	return rc;
 }
 
+/* Built beside --image and renamed over it: a failed replay keeps what
+ * was there. */
 static int replay(const struct cs_opts *o)
 {
 	struct cs_cycle c;
 	struct cs_state s;
-	char dir[1200], base[1400], why[300];
-	int rc;
+	char dir[1200], base[1400], why[300], tmp[1200];
+	int rc, fd, h;
 
+	if (cs_check_outside(o->rec_dir, "image", o->replay_image))
+		return 2;
 	snprintf(dir, sizeof(dir), "%s/cycle-%d", o->rec_dir, o->replay_cycle);
 	if (cs_cycle_load(&c, dir, o->replay_cycle))
 		return 2;
 	cs_parse(o->replay_state, &s);
 	snprintf(base, sizeof(base), "%s/base.img", dir);
-	rc = cs_build_image(&c.log, &s, base, o->replay_image, why, sizeof(why));
+	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", o->replay_image);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog, o->replay_image,
+			strerror(errno));
+		cs_cycle_free(&c);
+		return 2;
+	}
+	close(fd);
+	h = cleanup_file(tmp);
+	rc = cs_build_image(&c.log, &s, base, tmp, why, sizeof(why));
+	if (!rc && (chmod(tmp, 0644) || rename(tmp, o->replay_image))) {
+		snprintf(why, sizeof(why), "cannot write %s: %s", o->replay_image, strerror(errno));
+		rc = -1;
+	}
+	unlink(tmp);
+	cleanup_forget(h);
 	if (rc)
 		fprintf(stderr, "%s: %s\n", cli_prog, why);
 	else

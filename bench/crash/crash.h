@@ -102,6 +102,10 @@ int cs_cycles_load(const char *rec, struct cs_cycle **out);
 int cs_run_states(const struct cs_opts *o, struct cs_cycle *cy, int n_cy,
 		  struct cs_state **st, int **cyc);
 
+/* A path to write, outside the recording rec by name and by inode
+ * (recguard.c): 0, or 2 after one line naming the option --opt. */
+int cs_check_outside(const char *rec, const char *opt, const char *path);
+
 /* ---- record (record.c) ---- */
 enum verdict cs_record(const struct cs_opts *o, int number, int sync, const char *dir);
 
