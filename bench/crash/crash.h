@@ -156,9 +156,11 @@ int cs_shard_write(const char *path, const struct cs_opts *o, const struct cs_cy
 /* Combines shard files into run; 0, or 2 after one line. */
 int cs_merge(char **paths, int n, struct cs_run *run);
 void cs_run_free(struct cs_run *run);
-/* Table on f; crash.json, crash.csv, crash.svg under dir.  0 or -1. */
+/* Table on f; crash.json, crash.csv, crash.svg under dir, all three
+ * replaced or none: 0, or -1 after a line. */
 void cs_report_table(FILE *f, const struct cs_run *run);
 int cs_report_files(const char *dir, const struct cs_run *run);
+/* The SVG at path: 0, or -1 (a line only if gnuplot cannot be run). */
 int cs_plot(const char *path, const struct cs_run *run);
 
 #endif
