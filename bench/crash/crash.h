@@ -22,6 +22,8 @@
 #define CS_SCHEMA "suspend-lab/crash-states/1"
 #define CS_SHARD_SCHEMA "suspend-lab/crash-shard/1"
 #define CS_MAX_PER_BOOT 24
+/* A state whose image could not be built from the log: not judged. */
+#define CS_REPLAY_FAILED "ReplayFailed"
 
 struct cs_opts {
 	struct hx_opts hx;

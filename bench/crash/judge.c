@@ -51,7 +51,7 @@ static int build(const char *work, struct cs_job *jobs, int n)
 		j.h_image = cleanup_file(j.image);
 		if (cs_build_image(&j.cycle->log, j.state, base, j.image, why, sizeof(why))) {
 			fprintf(stderr, "%s: %s: %s\n", cli_prog, j.res->name, why);
-			snprintf(j.res->verdict, sizeof(j.res->verdict), "ReplayFailed");
+			snprintf(j.res->verdict, sizeof(j.res->verdict), "%s", CS_REPLAY_FAILED);
 			unlink(j.image);
 			cleanup_forget(j.h_image);
 			continue;
