@@ -202,7 +202,8 @@ static void replay_guard(const char *dir)
 	       "a new file outside the recording: exit %d, the state's bytes %s: %.100s", rc,
 	       h == digest(want, &i) ? "as replayed" : "WRONG", shown());
 	h = digest(base, &i);
-	tap_ok(h == h0 && i == i0, "base.img the same bytes and inode after all replays");
+	tap_ok(h == h0 && i == i0, "base.img after all replays: digest %llx inode %lu (before:"
+	       " %llx, %lu)", h, (unsigned long)i, h0, (unsigned long)i0);
 }
 
 static void not_applying(const char *dir)
