@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,16 +15,22 @@
 #include "crash.h"
 #include "image.h"
 
-/* A new recording replaces every earlier cycle: judging must never mix. */
-static int clear_recordings(const char *rec)
+/* A new recording replaces every earlier cycle: judging must never mix.
+ * *made: rec did not exist before. */
+static int clear_recordings(const char *rec, bool *made)
 {
 	static const char *const files[] = { "base.img", "write.log", "meta.json", "work.img",
 					     "replay.img" };
 	DIR *d = opendir(rec);
 	struct dirent *de;
 
-	if (!d)
-		return mkdir(rec, 0755) && errno != EEXIST ? -1 : 0;
+	*made = false;
+	if (!d) {
+		if (mkdir(rec, 0755))
+			return errno == EEXIST ? 0 : -1;
+		*made = true;
+		return 0;
+	}
 	while ((de = readdir(d))) {
 		char p[1400];
 		int num;
@@ -41,11 +48,13 @@ static int clear_recordings(const char *rec)
 	return 0;
 }
 
+/* 0, 1 if a cycle failed (what failed said above), 2 on bad input. */
 static int record(const struct cs_opts *o)
 {
 	int number = 0, failed = 0;
+	bool made;
 
-	if (clear_recordings(o->rec_dir)) {
+	if (clear_recordings(o->rec_dir, &made)) {
 		fprintf(stderr, "%s: cannot make %s: %s\n", cli_prog, o->rec_dir, strerror(errno));
 		return 2;
 	}
@@ -64,6 +73,11 @@ static int record(const struct cs_opts *o)
 				fprintf(stderr, "%s: cycle %d (sync=%d): %s\n", cli_prog, number, sync,
 					v ? verdict_name(v) : "recorded");
 		}
+	/* a failed cycle removed its own directory; then ours, if we made it */
+	if (failed == number && made)
+		rmdir(o->rec_dir);
+	if (failed)
+		fprintf(stderr, "%s: %d of %d cycles not recorded\n", cli_prog, failed, number);
 	return failed ? 1 : 0;
 }
 
@@ -108,19 +122,39 @@ static int judge(const struct cs_opts *o, char *path, size_t n)
 	return rc;
 }
 
+/* Built beside --image and renamed over it: a failed replay keeps what
+ * was there. */
 static int replay(const struct cs_opts *o)
 {
 	struct cs_cycle c;
 	struct cs_state s;
-	char dir[1200], base[1400], why[300];
-	int rc;
+	char dir[1200], base[1400], why[300], tmp[1200];
+	int rc, fd, h;
 
+	if (cs_check_outside(o->rec_dir, "image", o->replay_image))
+		return 2;
 	snprintf(dir, sizeof(dir), "%s/cycle-%d", o->rec_dir, o->replay_cycle);
 	if (cs_cycle_load(&c, dir, o->replay_cycle))
 		return 2;
 	cs_parse(o->replay_state, &s);
 	snprintf(base, sizeof(base), "%s/base.img", dir);
-	rc = cs_build_image(&c.log, &s, base, o->replay_image, why, sizeof(why));
+	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", o->replay_image);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog, o->replay_image,
+			strerror(errno));
+		cs_cycle_free(&c);
+		return 2;
+	}
+	close(fd);
+	h = cleanup_file(tmp);
+	rc = cs_build_image(&c.log, &s, base, tmp, why, sizeof(why));
+	if (!rc && (chmod(tmp, 0644) || rename(tmp, o->replay_image))) {
+		snprintf(why, sizeof(why), "cannot write %s: %s", o->replay_image, strerror(errno));
+		rc = -1;
+	}
+	unlink(tmp);
+	cleanup_forget(h);
 	if (rc)
 		fprintf(stderr, "%s: %s\n", cli_prog, why);
 	else
@@ -150,14 +184,19 @@ int main(int argc, char **argv)
 		return record(&o);
 	if (!strcmp(o.cmd, "judge"))
 		return judge(&o, path, sizeof(path));
-	/* all: one shard, its own report */
-	o.shard_k = o.shard_n = 1;
+	/* all: one shard (--shard is refused), its own report; the worst
+	 * status of the steps, never their bits or'ed together */
 	rc = record(&o);
-	if (rc == 2)
-		return 2;
-	rc |= judge(&o, path, sizeof(path));
-	if (rc < 2 && !access(path, R_OK))
-		rc |= report(&o, paths, 1);
+	if (rc) {
+		fprintf(stderr, "%s: all: recording failed, nothing judged\n", cli_prog);
+		return rc;
+	}
+	rc = judge(&o, path, sizeof(path));
+	if (rc < 2 && !access(path, R_OK)) {
+		int r = report(&o, paths, 1);
+
+		rc = r > rc ? r : rc;
+	}
 	fprintf(stderr, "%s: total %.0f s\n", cli_prog, mono_now() - t0);
 	return rc;
 }

@@ -22,6 +22,8 @@
 #define CS_SCHEMA "suspend-lab/crash-states/1"
 #define CS_SHARD_SCHEMA "suspend-lab/crash-shard/1"
 #define CS_MAX_PER_BOOT 24
+/* A state whose image could not be built from the log: not judged. */
+#define CS_REPLAY_FAILED "ReplayFailed"
 
 struct cs_opts {
 	struct hx_opts hx;
@@ -38,6 +40,7 @@ struct cs_opts {
 	const char *rec_dir;		/* default <out>/rec */
 	int replay_cycle;		/* replay: which cycle, 1-based */
 	const char *replay_state, *replay_image;
+	uint64_t given;			/* bit i: longopts[i] was on the command line */
 };
 
 /* One recorded cycle, as meta.json keeps it. */
@@ -101,6 +104,10 @@ int cs_cycles_load(const char *rec, struct cs_cycle **out);
 int cs_run_states(const struct cs_opts *o, struct cs_cycle *cy, int n_cy,
 		  struct cs_state **st, int **cyc);
 
+/* A path to write, outside the recording rec by name and by inode
+ * (recguard.c): 0, or 2 after one line naming the option --opt. */
+int cs_check_outside(const char *rec, const char *opt, const char *path);
+
 /* ---- record (record.c) ---- */
 enum verdict cs_record(const struct cs_opts *o, int number, int sync, const char *dir);
 
@@ -133,8 +140,9 @@ struct cs_backend {
 struct cs_backend cs_vm_backend(const struct cs_opts *o);
 void cs_vm_backend_done(struct cs_backend *b);
 
-/* Judges this shard's states, writes <out>/shard-K-of-N.json (its path in
- * path).  0, 1 if a state could not be judged, 2 on bad input. */
+/* Judges this shard's states, writes <out>/crash-shard-K-of-N.json (its
+ * path in path).  0, 1 if a state could not be judged or the shard not
+ * written, 2 on bad input. */
 int cs_judge(const struct cs_opts *o, const struct cs_backend *be, char *path, size_t n);
 
 /* ---- shards and the report (shard.c, csreport.c, csplot.c) ---- */
@@ -150,9 +158,11 @@ int cs_shard_write(const char *path, const struct cs_opts *o, const struct cs_cy
 /* Combines shard files into run; 0, or 2 after one line. */
 int cs_merge(char **paths, int n, struct cs_run *run);
 void cs_run_free(struct cs_run *run);
-/* Table on f; crash.json, crash.csv, crash.svg under dir.  0 or -1. */
+/* Table on f; crash.json, crash.csv, crash.svg under dir, all three
+ * replaced or none: 0, or -1 after a line. */
 void cs_report_table(FILE *f, const struct cs_run *run);
 int cs_report_files(const char *dir, const struct cs_run *run);
+/* The SVG at path: 0, or -1 (a line only if gnuplot cannot be run). */
 int cs_plot(const char *path, const struct cs_run *run);
 
 #endif

@@ -41,6 +41,52 @@ static const struct option longopts[] = {
 
 static const char shortopts[] = ":s:c:S:" HX_SHORTOPTS;
 
+/* The subcommands each option does something for; others refuse it. */
+enum { C_ALL = 1, C_RECORD = 2, C_JUDGE = 4, C_MERGE = 8, C_REPLAY = 16 };
+#define C_BOOTS (C_ALL | C_RECORD | C_JUDGE)
+
+static const struct {
+	const char *name;
+	unsigned cmds;
+} applies[] = {
+	{ "state", C_ALL | C_RECORD }, { "sync", C_ALL | C_RECORD },
+	{ "cycles", C_ALL | C_RECORD }, { "size", C_ALL | C_RECORD },
+	{ "seed", C_BOOTS },			/* the dataset's, and the sampling's */
+	{ "gap-states", C_ALL | C_JUDGE }, { "prefixes", C_ALL | C_JUDGE },
+	{ "per-boot", C_ALL | C_JUDGE }, { "drop-flush", C_ALL | C_JUDGE },
+	{ "shard", C_JUDGE },			/* all judges and reports the whole run */
+	{ "rec", C_BOOTS | C_REPLAY },
+	{ "cycle", C_REPLAY }, { "name", C_REPLAY }, { "image", C_REPLAY },
+	{ "kernel", C_BOOTS }, { "initrd", C_BOOTS }, { "tools-disk", C_BOOTS },
+	{ "out", C_BOOTS | C_MERGE | C_REPLAY },
+	{ "profile", C_ALL | C_RECORD },	/* judging reads it from the recording */
+	{ "firmware", C_BOOTS }, { "accel", C_BOOTS }, { "timeout-scale", C_BOOTS },
+	{ "show-command", C_ALL | C_RECORD }, { "keep-logs", C_BOOTS },
+	{ "drive-model", 0 },			/* the logged disk never has nbdkit */
+	{ "quiet", C_BOOTS },
+};
+
+static void mark_given(struct cs_opts *o, int c)
+{
+	for (int i = 0; longopts[i].name; i++)
+		if (longopts[i].val == c && i < 64)
+			o->given |= 1ULL << i;
+}
+
+/* 0, or 2 after one line naming the first option that does nothing here. */
+static int check_applies(const struct cs_opts *o, unsigned cmd)
+{
+	for (int i = 0; longopts[i].name; i++) {
+		if (!(o->given & (1ULL << i)))
+			continue;
+		for (size_t k = 0; k < sizeof(applies) / sizeof(applies[0]); k++)
+			if (!strcmp(applies[k].name, longopts[i].name) && !(applies[k].cmds & cmd))
+				return cli_bad("--%s does not apply to crash-states %s (try --help)",
+					       longopts[i].name, o->cmd);
+	}
+	return 0;
+}
+
 static const char *valid_of(int val)
 {
 	const char *v = hx_opts_valid(val);
@@ -84,7 +130,10 @@ static void usage(void)
 	       "     --per-boot N         states judged per guest boot, 1 to 24 (default 16)\n"
 	       "     --shard K/N          judge every N-th state from the K-th (default 1/1)\n"
 	       "     --rec DIR            recordings (default <out>/crash-rec)\n"
-	       "     --drop-flush         test-only: add states that drop a flush's ordering\n");
+	       "     --drop-flush         test-only: add states that drop a flush's ordering\n"
+	       "An option that does nothing for the subcommand is refused (--shard is judge's).\n"
+	       "Exit status: 0 done; 1 a cycle not recorded, a state not judged or a result\n"
+	       "not written; 2 bad input (options, recordings, --image, shards).\n\n");
 	hx_opts_usage(stdout);
 }
 
@@ -93,8 +142,10 @@ static int handle(int c, const char *arg, void *ctx)
 	struct cs_opts *o = ctx;
 	uint64_t size;
 	long long v;
-	int rc = hx_opts_handle(&o->hx, c, arg), k, n, end = -1;
+	int rc, k, n, end = -1;
 
+	mark_given(o, c);
+	rc = hx_opts_handle(&o->hx, c, arg);
 	if (rc >= 0)
 		return rc;
 	switch (c) {
@@ -183,6 +234,7 @@ int cs_parse_args(int argc, char **argv, struct cs_opts *o)
 	};
 	static const char *const cmds[] = { "all", "record", "judge", "merge", "replay" };
 	static char rec[1100];
+	unsigned cmd = C_ALL;
 	int rc;
 
 	cli_prog = "crash-states";
@@ -199,8 +251,10 @@ int cs_parse_args(int argc, char **argv, struct cs_opts *o)
 	o->shard_k = o->shard_n = 1;
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-			if (!strcmp(argv[1], cmds[i]))
+			if (!strcmp(argv[1], cmds[i])) {
 				o->cmd = cmds[i];
+				cmd = 1U << i;
+			}
 		if (strcmp(argv[1], o->cmd))
 			return cli_bad("'%s' is not a command (valid: all, record, judge, merge, replay)",
 				       argv[1]);
@@ -209,7 +263,7 @@ int cs_parse_args(int argc, char **argv, struct cs_opts *o)
 		argv++;
 	}
 	rc = cli_parse(&cl, argc, argv, o);
-	if (rc)
+	if (rc || (rc = check_applies(o, cmd)))
 		return rc;
 	if (!o->rec_dir) {
 		snprintf(rec, sizeof(rec), "%s/crash-rec", o->hx.out_dir);

@@ -134,8 +134,6 @@ int cs_plot(const char *path, const struct cs_run *run)
 	rc = data(dat, run) || script(gp, dat, tmp, run) ? -1 : run_gnuplot(gp);
 	if (!rc && (stat(tmp, &st) || !st.st_size || rename(tmp, path)))
 		rc = -1;
-	if (rc)
-		fprintf(stderr, "%s: plot: %s not written (any earlier one is kept)\n", cli_prog, path);
 	unlink(dat);
 	unlink(gp);
 	unlink(tmp);

@@ -51,7 +51,7 @@ static int build(const char *work, struct cs_job *jobs, int n)
 		j.h_image = cleanup_file(j.image);
 		if (cs_build_image(&j.cycle->log, j.state, base, j.image, why, sizeof(why))) {
 			fprintf(stderr, "%s: %s: %s\n", cli_prog, j.res->name, why);
-			snprintf(j.res->verdict, sizeof(j.res->verdict), "ReplayFailed");
+			snprintf(j.res->verdict, sizeof(j.res->verdict), "%s", CS_REPLAY_FAILED);
 			unlink(j.image);
 			cleanup_forget(j.h_image);
 			continue;
@@ -134,7 +134,7 @@ int cs_judge(const struct cs_opts *o, const struct cs_backend *be, char *path, s
 	snprintf(path, pn, "%s/crash-shard-%d-of-%d.json", o->hx.out_dir, o->shard_k,
 		 o->shard_n);
 	if (cs_shard_write(path, o, cy, n_cy, total, res, mine))
-		rc = 2;
+		rc = 1;		/* a result not written, as a report's */
 	else if (judged < mine)
 		rc = 1;
 out:

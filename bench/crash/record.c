@@ -272,7 +272,8 @@ enum verdict cs_record(const struct cs_opts *o, int number, int sync, const char
 	snprintf(tmp, sizeof(tmp), "%s/replay.img", dir);
 	if (!v)
 		v = run_guest(o, &h, &rc, work);
-	if (v)
+	/* a guest that never booted was reported by hx_start() already */
+	if (v && h.up)
 		hx_fail(&h, v, "recording");
 	hx_stop(&h);
 	if (!v) {

@@ -13,11 +13,7 @@
 
 #include "lab.h"
 #include "outfile.h"
-
-static const char *const fv_keys[FV__COUNT] = {
-	"intact", "missing", "truncated", "corrupted", "not_regular", "unreadable",
-	"not_judged",
-};
+#include "shardread.h"
 
 static json_t *provenance(const struct cs_opts *o, const struct cs_cycle *cy)
 {
@@ -60,7 +56,7 @@ json_t *cs_result_json(const struct cs_result *r)
 	bool j = r->judged;
 
 	for (int v = 0; v < FV_NOT_JUDGED; v++)
-		json_object_set_new(files, fv_keys[v], json_integer(r->n[v]));
+		json_object_set_new(files, cs_fv_keys[v], json_integer(r->n[v]));
 	return json_pack("{s:i, s:i, s:i, s:s, s:s, s:i, s:s, s:b, s:s, s:o, s:o, s:o,"
 			 " s:i, s:I, s:I, s:o, s:o, s:o, s:i}",
 			 "index", r->index, "cycle", r->cycle, "sync", r->sync,
@@ -104,74 +100,57 @@ int cs_shard_write(const char *path, const struct cs_opts *o, const struct cs_cy
 	return rc;
 }
 
-static int ival(json_t *o, const char *k, int dflt)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
-}
-
-static bool read_result(json_t *s, struct cs_result *r)
-{
-	const char *name = json_string_value(json_object_get(s, "name"));
-	const char *verdict = json_string_value(json_object_get(s, "verdict"));
-	const char *phase = json_string_value(json_object_get(s, "phase"));
-	json_t *files = json_object_get(s, "files"), *fio = json_object_get(s, "fio_verify");
-	struct cs_state st;
-
-	memset(r, 0, sizeof(*r));
-	if (!name || !verdict || !phase || cs_parse(name, &st))
-		return false;
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	snprintf(r->verdict, sizeof(r->verdict), "%s", verdict);
-	r->kind = st.kind;
-	r->index = ival(s, "index", -1);
-	r->cycle = ival(s, "cycle", 0);
-	r->sync = ival(s, "sync", 0);
-	r->pos = ival(s, "position", -1);
-	for (r->phase = 0; r->phase < CS__PHASES && strcmp(phase, cs_phase_name(r->phase));
-	     r->phase++)
-		;
-	r->judged = json_is_true(json_object_get(s, "judged"));
-	r->mounted = json_is_true(json_object_get(s, "fs_mounted"));
-	r->fs_clean = json_is_true(json_object_get(s, "fs_clean"));
-	r->fio_verify = json_is_boolean(fio) ? json_is_true(fio) : -1;
-	r->files_judged = ival(s, "files_judged", 0);
-	r->expected_bytes = json_integer_value(json_object_get(s, "expected_bytes"));
-	r->durable_bytes = json_integer_value(json_object_get(s, "durable_bytes"));
-	r->lost_bytes = json_integer_value(json_object_get(s, "lost_bytes"));
-	r->fsync_intact = json_is_true(json_object_get(s, "fsync_intact"));
-	for (int v = 0; v < FV_NOT_JUDGED; v++)
-		r->n[v] = ival(files, fv_keys[v], 0);
-	r->n_unexpected = ival(s, "unexpected_entries", 0);
-	return r->index >= 0 && r->phase < CS__PHASES && r->pos >= 0;
-}
-
-static void read_cycle(json_t *c, struct cs_cycle *cy)
-{
-	memset(cy, 0, sizeof(*cy));
-	cy->log.fd = -1;
-	cy->number = ival(c, "cycle", 0);
-	cy->sync = ival(c, "sync", 0);
-	cy->m.n = ival(c, "entries", 0);
-	cy->m.start = ival(c, "start", 0);
-	cy->m.request = ival(c, "request", 0);
-	cy->m.suspended = ival(c, "suspended", -1);
-	cy->n_flushes = ival(c, "flushes", 0);
-	cy->sync_last_flush = ival(c, "sync_last_flush", -1);
-	cy->fsync_pos = ival(c, "fsync_returned", -1);
-	cy->replay_matches = json_is_true(json_object_get(c, "replay_matches"));
-}
-
 __attribute__((format(printf, 2, 3)))
 static int refuse(json_t **sh, const char *fmt, ...);
+static int drop(json_t **sh);
+
+/* A shard's own figures: 0, or 2 after one line naming the file. */
+static int head(json_t *j, const char *path, long long *k, long long *of, long long *total)
+{
+	char why[300];
+
+	if (cs_json_int(j, "of", 1, 1000, false, of, why, sizeof(why)) ||
+	    cs_json_int(j, "shard", 1, *of, false, k, why, sizeof(why)) ||
+	    cs_json_int(j, "total_states", 0, INT32_MAX - 1, false, total, why, sizeof(why)))
+		return refuse(NULL, "%s: %s", path, why);
+	if (!json_is_array(json_object_get(j, "states")) ||
+	    !json_is_array(json_object_get(j, "cycles")) ||
+	    !json_object_size(json_object_get(j, "provenance")))
+		return refuse(NULL, "%s: not a crash-states shard: no states, cycles or provenance",
+			      path);
+	return 0;
+}
+
+/* The run's cycles, from the first shard (all are equal by then). */
+static int cycles(json_t *j, const char *path, struct cs_run *run)
+{
+	json_t *cycles = json_object_get(j, "cycles"), *c;
+	char why[300];
+	size_t k;
+
+	run->n_cycles = json_array_size(cycles);
+	run->cy = calloc(run->n_cycles + 1, sizeof(*run->cy));
+	if (!run->cy)
+		return refuse(NULL, "out of memory");
+	json_array_foreach(cycles, k, c) {
+		if (cs_read_cycle(c, &run->cy[k], why, sizeof(why)))
+			return refuse(NULL, "%s: %s", path, why);
+		for (size_t i = 0; i < k; i++)
+			if (run->cy[i].number == run->cy[k].number)
+				return refuse(NULL, "%s: cycle %d is listed twice", path,
+					      run->cy[k].number);
+	}
+	return 0;
+}
 
 int cs_merge(char **paths, int n, struct cs_run *run)
 {
 	json_t **sh = calloc(n + 1, sizeof(*sh));
 	json_error_t err;
-	int total = -1, of = -1, got = 0;
-	bool *seen = NULL;
+	long long total = -1, of = -1, k, o, t;
+	int got = 0;
+	int *owner = NULL;
+	char why[400];
 
 	memset(run, 0, sizeof(*run));
 	if (!sh)
@@ -184,69 +163,79 @@ int cs_merge(char **paths, int n, struct cs_run *run)
 		if (!sh[i] || !schema || strcmp(schema, CS_SHARD_SCHEMA))
 			return refuse(sh, "%s: not a crash-states shard%s%s", paths[i],
 				      sh[i] ? "" : ": ", sh[i] ? "" : err.text);
+		if (head(sh[i], paths[i], &k, &o, &t))
+			return drop(sh);
 		if (!i) {
-			total = ival(sh[0], "total_states", -1);
-			of = ival(sh[0], "of", -1);
+			total = t;
+			of = o;
 			continue;
 		}
-		if (ival(sh[i], "total_states", -2) != total || ival(sh[i], "of", -2) != of ||
+		if (t != total || o != of ||
 		    !json_equal(json_object_get(sh[i], "provenance"),
 				json_object_get(sh[0], "provenance")) ||
 		    !json_equal(json_object_get(sh[i], "cycles"), json_object_get(sh[0], "cycles")))
 			return refuse(sh, "%s and %s come from different runs (recordings, model"
 				      " or shard count differ)", paths[0], paths[i]);
 	}
-	if (!n || total < 0 || of < 1)
+	if (!n)
 		return refuse(sh, "no shard to merge");
-	for (int k = 1; k <= of; k++) {
+	for (k = 1; k <= of; k++) {
 		int c = 0;
 
 		for (int i = 0; i < n; i++)
-			c += ival(sh[i], "shard", 0) == k;
+			c += json_integer_value(json_object_get(sh[i], "shard")) == k;
 		if (c != 1)
-			return refuse(sh, "shard %d of %d is %s", k, of, c ? "given twice" : "missing");
+			return refuse(sh, "shard %lld of %lld is %s", k, of,
+				      c ? "given twice" : "missing");
 	}
 	if (n != of)
-		return refuse(sh, "%d files for %d shards", n, of);
+		return refuse(sh, "%d files for %lld shards", n, of);
+	for (int i = 0; i < n; i++)
+		got += json_array_size(json_object_get(sh[i], "states"));
+	/* counted before anything is allocated for them */
+	if (got != total)
+		return refuse(sh, "the shards hold %d of the run's %lld states", got, total);
+	if (cycles(sh[0], paths[0], run))
+		return drop(sh);
 	run->res = calloc(total + 1, sizeof(*run->res));
-	seen = calloc(total + 1, sizeof(*seen));
-	if (!run->res || !seen) {
-		free(seen);
+	owner = calloc(total + 1, sizeof(*owner));
+	if (!run->res || !owner) {
+		free(owner);
 		return refuse(sh, "out of memory");
 	}
 	for (int i = 0; i < n; i++) {
 		json_t *states = json_object_get(sh[i], "states"), *s;
-		size_t k;
+		size_t j;
 
-		json_array_foreach(states, k, s) {
+		k = json_integer_value(json_object_get(sh[i], "shard"));
+		json_array_foreach(states, j, s) {
 			struct cs_result r;
 
-			if (!read_result(s, &r) || r.index >= total || seen[r.index]) {
-				free(seen);
-				return refuse(sh, "%s: state %zu is malformed or duplicated", paths[i], k);
+			if (cs_read_state(s, run->cy, run->n_cycles, total, k, of, &r, why,
+					  sizeof(why))) {
+				free(owner);
+				return refuse(sh, "%s: %s", paths[i], why);
 			}
-			seen[r.index] = true;
+			if (owner[r.index]) {
+				free(owner);
+				return refuse(sh, "%s: state %s (\"index\": %d) is given twice",
+					      paths[i], r.name, r.index);
+			}
+			owner[r.index] = i + 1;
 			run->res[r.index] = r;
-			got++;
 		}
 	}
-	free(seen);
-	if (got != total)
-		return refuse(sh, "the shards hold %d of the run's %d states", got, total);
+	free(owner);
 	run->n = total;
 	{
-		json_t *cycles = json_object_get(sh[0], "cycles"), *c;
-		char *p = json_dumps(json_object_get(sh[0], "provenance"), JSON_SORT_KEYS | JSON_COMPACT);
-		size_t k;
+		char *p = json_dumps(json_object_get(sh[0], "provenance"),
+				     JSON_SORT_KEYS | JSON_COMPACT);
 
-		run->n_cycles = json_array_size(cycles);
-		run->cy = calloc(run->n_cycles + 1, sizeof(*run->cy));
-		if (!run->cy || !p) {
+		if (!p || strlen(p) >= sizeof(run->provenance)) {
 			free(p);
-			return refuse(sh, "out of memory");
+			return refuse(sh, "%s: the provenance is %s", paths[0],
+				      p ? "too long" : "unreadable");
 		}
-		json_array_foreach(cycles, k, c)
-			read_cycle(c, &run->cy[k]);
 		snprintf(run->provenance, sizeof(run->provenance), "%s", p);
 		free(p);
 	}
@@ -263,13 +252,20 @@ void cs_run_free(struct cs_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
+/* The shards go; 2, the status of a shard refused (its line said). */
+static int drop(json_t **sh)
+{
+	for (int i = 0; sh && sh[i]; i++)
+		json_decref(sh[i]);
+	free(sh);
+	return 2;
+}
+
 static int refuse(json_t **sh, const char *fmt, ...)
 {
 	va_list ap;
 
-	for (int i = 0; sh && sh[i]; i++)
-		json_decref(sh[i]);
-	free(sh);
+	drop(sh);
 	fprintf(stderr, "%s: merge: ", cli_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
