@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "csv.h"
 #include "outfile.h"
+#include "outset.h"
 #include "stats.h"
 
 #define ALL_PHASES CS__PHASES
@@ -282,48 +283,19 @@ static int write_csv(FILE *f, const void *ctx)
 	return csv_finish(&c);
 }
 
-/*
- * The results set, all of it or none: each file goes to a name of its own
- * beside the set and is renamed into place only once all three are whole,
- * so a reader never pairs a new crash.json with an old plot.
- */
+/* The results set, all of it or none (outset.h). */
 int cs_report_files(const char *dir, const struct cs_run *run)
 {
-	static const char *const names[3] = { "crash.json", "crash.csv", "crash.svg" };
-	char final[3][1100], part[3][1100];
-	struct stat st;
-	int h[3], bad = 0, moved = 0;
+	struct outset set;
+	int bad = 0;
 
-	for (int i = 0; i < 3; i++) {
-		snprintf(final[i], sizeof(final[i]), "%s/%s", dir, names[i]);
-		snprintf(part[i], sizeof(part[i]), "%s/.%s.new-%d", dir, names[i], (int)getpid());
-		/* rename() would put a file over a symlink, or fail on a directory */
-		if (!lstat(final[i], &st) && !S_ISREG(st.st_mode)) {
-			fprintf(stderr, "%s: cannot write %s: not a regular file (no file of"
-				" crash.{json,csv,svg} in %s replaced)\n", cli_prog, final[i], dir);
-			return -1;
-		}
+	if (outset_begin(&set, dir))
+		return -1;
+	bad += write_json(outset_path(&set, "crash.json"), run) != 0;
+	bad += outfile_write(outset_path(&set, "crash.csv"), write_csv, run) != 0;
+	if (!bad && cs_plot(outset_path(&set, "crash.svg"), run)) {
+		fprintf(stderr, "%s: plot: gnuplot made no crash.svg\n", cli_prog);
+		bad++;
 	}
-	for (int i = 0; i < 3; i++)
-		h[i] = cleanup_file(part[i]);
-	if (write_json(part[0], run) || outfile_write(part[1], write_csv, run))
-		bad = 1;
-	else if (cs_plot(part[2], run))
-		bad = 3;
-	for (; !bad && moved < 3; moved++)
-		if (rename(part[moved], final[moved])) {
-			fprintf(stderr, "%s: cannot rename %s to %s: %s; the set is mixed: %d of"
-				" crash.{json,csv,svg} new\n", cli_prog, part[moved], final[moved],
-				strerror(errno), moved);
-			bad = 2;
-		}
-	if (bad == 1 || bad == 3)
-		fprintf(stderr, "%s: %sno file of crash.{json,csv,svg} in %s replaced (the"
-			" earlier set is kept)\n", cli_prog, bad == 3 ? "plot: gnuplot made no"
-			" crash.svg; " : "", dir);
-	for (int i = 0; i < 3; i++) {
-		unlink(part[i]);
-		cleanup_forget(h[i]);
-	}
-	return bad ? -1 : 0;
+	return outset_commit(&set, bad);
 }

@@ -260,10 +260,8 @@ enum verdict cs_record(const struct cs_opts *o, int number, int sync, const char
 	hx_init(&h, &o->hx);
 	h.mem_mb = 1024;
 	/* the image is ours to keep: not the harness's data drive */
-	v = hx_image(&h, base, 4 * o->big_bytes + (256ULL << 20)) ? VERDICT_SETUP_FAILED : 0;
-	cleanup_forget(h.h_img);
-	h.h_img = -1;
-	h.img[0] = '\0';
+	v = hx_image(&h, base, 4 * o->big_bytes + (256ULL << 20)) ? VERDICT_IMAGE_FAILED : 0;
+	hx_image_keep(&h);
 	f = v ? NULL : fopen(rc.log, "we");
 	if (!v && (!f || fclose(f) || cs_copy_sparse(base, work, tmp, sizeof(tmp)))) {
 		fprintf(stderr, "%s: cannot set up %s: %s\n", cli_prog, dir, tmp);

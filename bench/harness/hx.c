@@ -87,6 +87,20 @@ int hx_image(struct hx *h, const char *path, uint64_t bytes)
 	return 0;
 }
 
+void hx_image_keep(struct hx *h)
+{
+	char mark[1300];
+
+	if (h->h_mark >= 0) {
+		outdir_mark_name(mark, sizeof(mark), h->img);
+		unlink(mark);
+	}
+	cleanup_forget(h->h_img);
+	cleanup_forget(h->h_mark);
+	h->h_img = h->h_mark = -1;
+	h->img[0] = '\0';
+}
+
 void hx_image_drop(struct hx *h)
 {
 	char mark[1300];

@@ -120,6 +120,8 @@ void hx_progress(const struct hx *h, const char *fmt, ...);
  * --keep-logs.  0 or -1 after one line. */
 int hx_image(struct hx *h, const char *path, uint64_t bytes);
 void hx_image_drop(struct hx *h);
+/* The image is the caller's now: neither removed at exit nor swept. */
+void hx_image_keep(struct hx *h);
 
 /*
  * The QEMU configuration of a boot: the image (throttled to the profile or
