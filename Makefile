@@ -163,7 +163,8 @@ define lab_groups
 	"$(1)/vm-powercut=$(call tree_vmenv,$(1)) PC_MEM_CUTS=$(PC_MEM_CUTS) bench/obj/t_vm_powercut" \
 	"$(1)/vm-drive=$(call tree_vmenv,$(1)) bench/obj/t_vm_drive" \
 	"$(1)/vm-crash=$(call tree_vmenv,$(1)) bench/obj/t_vm_crash" \
-	"$(1)/vm-agent=$(call tree_vmenv,$(1)) bench/obj/t_vm_agent"
+	"$(1)/vm-agent=$(call tree_vmenv,$(1)) bench/obj/t_vm_agent" \
+	"$(1)/vm-fs=$(call tree_vmenv,$(1)) bench/obj/t_vm_fs"
 endef
 # Repeated mem cuts with sync=1 in vm-powercut: 5 in make check, 10 in
 # check-full (vm-crash judges every crash state of such a suspend anyway).

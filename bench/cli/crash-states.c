@@ -88,6 +88,7 @@ static int report(const struct cs_opts *o, char **paths, int n)
 
 	if (!rc) {
 		cs_report_table(stdout, &run);
+		fflush(stdout);	/* before stderr's lines, whatever stdout is */
 		rc = cs_report_files(o->hx.out_dir, &run) ? 1 : 0;
 		if (!rc)
 			fprintf(stderr, "%s: wrote %s/crash.{json,csv,svg}\n", cli_prog,

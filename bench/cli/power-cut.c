@@ -27,20 +27,15 @@ static void progress(const struct pc_opts *o, const struct pc_result *run, int t
 		r->n_unexpected ? ", unexpected entries" : "");
 }
 
-int main(int argc, char **argv)
+/* One filesystem's cuts, their table and their results set. */
+static int run_one(void *ctx)
 {
-	struct pc_opts o;
+	struct pc_opts *op = ctx, o = *op;
 	struct pc_result run = { .o = &o };
 	struct pc_summary *sum = NULL;
-	int rc, n, judged = 0, failed = 0, total;
+	int n, judged = 0, failed = 0, total;
 	time_t t = time(NULL);
 
-	rc = pc_parse_args(argc, argv, &o);
-	if (rc)
-		return rc == 1 ? 0 : 2;
-	if (hx_check_inputs(&o.hx, true))
-		return 2;
-	cleanup_install();
 	strftime(run.date, sizeof(run.date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	total = o.cycles * ((o.syncs & 1) + (o.syncs >> 1));
 	run.rec = calloc(total, sizeof(*run.rec));
@@ -67,6 +62,7 @@ int main(int argc, char **argv)
 		struct pc_view v = { .run = &run, .sum = sum, .n_sum = n };
 
 		pc_report_table(stdout, &v);
+		fflush(stdout);
 		if (!judged) {
 			fprintf(stderr, "power-cut: no cut was judged; earlier results in %s are kept\n",
 				o.hx.out_dir);
@@ -91,4 +87,20 @@ int main(int argc, char **argv)
 	free(sum);
 	free(run.rec);
 	return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct pc_opts o;
+	int rc;
+
+	rc = pc_parse_args(argc, argv, &o);
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	if (hx_check_inputs(&o.hx, true))
+		return 2;
+	cleanup_install();
+	if (!o.hx.fs_all)
+		return run_one(&o);
+	return hx_each_fs(&o.hx, run_one, &o);
 }

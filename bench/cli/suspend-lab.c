@@ -43,13 +43,42 @@ static int write_reports(const struct lab_view *v, const char *dir)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* One filesystem's experiment, its table and its results set. */
+static int run_one(void *ctx)
 {
-	struct lab_opts o;
+	const struct lab_opts *o = ctx;
 	struct lab_result r;
 	struct lab_summary *sum = NULL;
 	struct lab_view v;
 	int rc, n;
+
+	rc = lab_run(o, &r, NULL);
+	n = lab_summarise(o, &r, &sum);
+	if (n < 0) {
+		fprintf(stderr, "suspend-lab: out of memory\n");
+		return 1;
+	}
+	v = (struct lab_view){ .o = o, .r = &r, .sum = sum, .n_sum = n };
+	report_table(stdout, &v);
+	fflush(stdout);
+	fprintf(stderr, "suspend-lab: time: boots %.0f s, floor %.0f s, %d cycles %.0f s\n",
+		r.time_boot_s, r.time_floor_s, r.n, r.time_cycles_s);
+	if (!lab_ok_cycles(&r)) {
+		fprintf(stderr, "suspend-lab: no cycle was measured; earlier results in %s are kept\n",
+			o->hx.out_dir);
+		rc = 1;
+	} else if (write_reports(&v, o->hx.out_dir)) {
+		rc = 1;
+	}
+	free(sum);
+	lab_result_free(&r);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct lab_opts o;
+	int rc;
 
 	rc = lab_parse_args(argc, argv, &o);
 	if (rc)
@@ -57,25 +86,7 @@ int main(int argc, char **argv)
 	if (hx_check_inputs(&o.hx, true) || check_host_mem(lab_mem_mb(&o)))
 		return 2;
 	cleanup_install();
-
-	rc = lab_run(&o, &r, NULL);
-	n = lab_summarise(&o, &r, &sum);
-	if (n < 0) {
-		fprintf(stderr, "suspend-lab: out of memory\n");
-		return 1;
-	}
-	v = (struct lab_view){ .o = &o, .r = &r, .sum = sum, .n_sum = n };
-	report_table(stdout, &v);
-	fprintf(stderr, "suspend-lab: time: boots %.0f s, floor %.0f s, %d cycles %.0f s\n",
-		r.time_boot_s, r.time_floor_s, r.n, r.time_cycles_s);
-	if (!lab_ok_cycles(&r)) {
-		fprintf(stderr, "suspend-lab: no cycle was measured; earlier results in %s are kept\n",
-			o.hx.out_dir);
-		rc = 1;
-	} else if (write_reports(&v, o.hx.out_dir)) {
-		rc = 1;
-	}
-	free(sum);
-	lab_result_free(&r);
-	return rc;
+	if (!o.hx.fs_all)
+		return run_one(&o);
+	return hx_each_fs(&o.hx, run_one, &o);
 }

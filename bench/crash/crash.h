@@ -53,6 +53,7 @@ struct cs_cycle {
 	unsigned seed;
 	int plan_index;			/* pc_plan()'s index */
 	char date[32], kernel_release[128], qemu_version[32], knob[64], profile[16];
+	char fs[16];			/* the filesystem recorded (fskind.h) */
 	/* the log's size at each event, bytes */
 	uint64_t at_start, at_request, at_suspended, at_end;
 	bool suspended;

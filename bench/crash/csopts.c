@@ -64,6 +64,7 @@ static const struct {
 	{ "show-command", C_ALL | C_RECORD }, { "keep-logs", C_BOOTS },
 	{ "drive-model", 0 },			/* the logged disk never has nbdkit */
 	{ "quiet", C_BOOTS },
+	{ "fs", C_ALL | C_RECORD },		/* judging reads it from the recording */
 };
 
 static void mark_given(struct cs_opts *o, int c)
@@ -265,6 +266,8 @@ int cs_parse_args(int argc, char **argv, struct cs_opts *o)
 	rc = cli_parse(&cl, argc, argv, o);
 	if (rc || (rc = check_applies(o, cmd)))
 		return rc;
+	if (o->hx.fs_all)
+		return cli_bad("--fs all: a recording holds one filesystem; give --fs NAME per --out");
 	if (!o->rec_dir) {
 		snprintf(rec, sizeof(rec), "%s/crash-rec", o->hx.out_dir);
 		o->rec_dir = rec;

@@ -153,7 +153,7 @@ void cs_report_table(FILE *f, const struct cs_run *run)
 			s->lost.n ? s->lost.max : 0, s->lossy, s->fsync_lost, s->fs_damage, s->extra);
 	}
 	fprintf(f, "  lossy: states that lost bytes; fsync: lost fsync'd data after its fsync"
-		" returned;\n  fsck: unmountable, or e2fsck -fn not clean after journal replay\n");
+		" returned;\n  fsck: unmountable, or the filesystem's checker not clean after the mount\n");
 	for (int c = 0; c < run->n_cycles; c++) {
 		const struct cs_cycle *cy = &run->cy[c];
 		int z = first_all_zero(run, cy->number);

@@ -29,14 +29,14 @@ int cs_meta_write(const struct cs_cycle *c)
 		json_array_append_new(files, json_pack("{s:I, s:I}",
 				      "begin_bytes", (json_int_t)c->file_begin[i],
 				      "end_bytes", (json_int_t)c->file_end[i]));
-	j = json_pack("{s:s, s:i, s:i, s:s, s:I, s:I, s:i, s:s, s:s, s:s, s:s, s:s,"
+	j = json_pack("{s:s, s:i, s:i, s:s, s:I, s:I, s:i, s:s, s:s, s:s, s:s, s:s, s:s,"
 		      " s:{s:I, s:I, s:o, s:I}, s:o, s:b}",
 		      "schema", META_SCHEMA, "cycle", c->number, "sync", c->sync,
 		      "state", c->state, "largest_file_bytes", (json_int_t)c->big_bytes,
 		      "seed", (json_int_t)c->seed, "plan_index", c->plan_index,
 		      "date", c->date, "kernel_release", c->kernel_release,
 		      "qemu_version", c->qemu_version, "knob", c->knob, "profile", c->profile,
-		      "log_bytes_at", "start", (json_int_t)c->at_start,
+		      "filesystem", c->fs, "log_bytes_at", "start", (json_int_t)c->at_start,
 		      "request", (json_int_t)c->at_request,
 		      "suspended", c->suspended ? json_integer(c->at_suspended) : json_null(),
 		      "end", (json_int_t)c->at_end,
@@ -93,6 +93,9 @@ static int parse(struct cs_cycle *c, json_t *j, const char *path)
 	str(j, "qemu_version", c->qemu_version, sizeof(c->qemu_version));
 	str(j, "knob", c->knob, sizeof(c->knob));
 	str(j, "profile", c->profile, sizeof(c->profile));
+	str(j, "filesystem", c->fs, sizeof(c->fs));
+	if (!c->fs[0])	/* recorded before the filesystem matrix */
+		snprintf(c->fs, sizeof(c->fs), "ext4");
 	c->at_start = json_integer_value(json_object_get(at, "start"));
 	c->at_request = json_integer_value(json_object_get(at, "request"));
 	c->suspended = json_is_integer(susp);

@@ -241,6 +241,7 @@ enum verdict cs_record(const struct cs_opts *o, int number, int sync, const char
 	c.big_bytes = o->big_bytes;
 	snprintf(c.state, sizeof(c.state), "%s", o->state);
 	snprintf(c.profile, sizeof(c.profile), "%s", o->hx.profile->name);
+	snprintf(c.fs, sizeof(c.fs), "%s", o->hx.fs->name);
 	snprintf(c.dir, sizeof(c.dir), "%s", dir);
 	strftime(c.date, sizeof(c.date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	snprintf(base, sizeof(base), "%s/base.img", dir);

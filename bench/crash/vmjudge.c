@@ -3,7 +3,8 @@
  * images as virtio disks (named by serial, listed in a -readconfig file,
  * since one -drive/-device pair per disk would not fit the command line),
  * mounts each in turn (mounting replays the journal), runs the power-cut
- * oracle on it and unmounts; the host runs e2fsck -fn on the image after.
+ * oracle on it and unmounts; the host runs its filesystem's checker on the
+ * image after (fskind.h).
  */
 #define _GNU_SOURCE
 #include "crash.h"
@@ -86,19 +87,20 @@ static void fill(struct cs_result *res, const struct pc_record *r, enum verdict 
 /* One state: OK (judged, whatever the oracle found) or the guest's failure. */
 static enum verdict judge_one(struct hx *h, struct cs_job *j, const char *dev)
 {
-	char *fsck[] = { "e2fsck", "-fn", j->image, NULL };
+	const struct fs_kind *k = h->o->fs;
 	struct pc_record rec = j->rec, *r = &rec;	/* a retry starts afresh */
+	char why[200];
 	enum verdict v;
 	int status = 0;
 
-	v = guest_req(&h->vm, hx_ms(h, 60000), NULL, &status, "RUN mount -t ext4 /dev/%s " MNT,
-		      dev);
+	v = guest_req(&h->vm, hx_ms(h, 60000), NULL, &status, "RUN mount -t %s%s%s /dev/%s " MNT,
+		      k->name, k->mount_opts[0] ? " -o " : "", k->mount_opts, dev);
 	if (v == VERDICT_SETUP_FAILED) {
 		pc_judge_unmountable(r);
 		pc_tally(r);
 		fill(j->res, r, VERDICT_FS_UNMOUNTABLE);
 		j->res->mounted = false;
-		j->res->fs_clean = host_run(fsck, true) == 0;
+		j->res->fs_clean = fs_check(k, j->image, why, sizeof(why)) == 0;
 		return VERDICT_OK;
 	}
 	if (v)
@@ -109,7 +111,8 @@ static enum verdict judge_one(struct hx *h, struct cs_job *j, const char *dev)
 	pc_tally(r);
 	fill(j->res, r, VERDICT_OK);
 	j->res->mounted = true;
-	j->res->fs_clean = host_run(fsck, true) == 0;
+	/* on the host: the state is an image file there */
+	j->res->fs_clean = fs_check(k, j->image, why, sizeof(why)) == 0;
 	return VERDICT_OK;
 }
 
@@ -119,12 +122,21 @@ static enum verdict boot_and_judge(struct vmj *x, struct cs_job *jobs, int n)
 	const char *extra[] = { "-readconfig", cfgpath, NULL };
 	struct vm_config cfg;
 	struct hx h;
+	struct hx_opts ho;
 	enum verdict v;
 	int hc;
 
+	/* the recording's filesystem, whatever this run's --fs says */
+	ho = x->o->hx;
+	ho.fs = fs_kind_find(jobs[0].cycle->fs);
+	if (!ho.fs) {
+		fprintf(stderr, "%s: recorded on '%s', a filesystem this lab does not know\n",
+			cli_prog, jobs[0].cycle->fs);
+		return VERDICT_SETUP_FAILED;
+	}
 	snprintf(cfgpath, sizeof(cfgpath), "%s.disks.cfg", jobs[0].image);
 	hc = cleanup_file(cfgpath);
-	hx_init(&h, &x->o->hx);
+	hx_init(&h, &ho);
 	h.mem_mb = 1024;
 	if (write_config(cfgpath, jobs, n)) {
 		fprintf(stderr, "%s: cannot write %s\n", cli_prog, cfgpath);

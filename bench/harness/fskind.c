@@ -23,10 +23,10 @@
 const struct fs_kind fs_kinds[] = {
 	/* e2fsck: 4 errors left, 8 operational error; xfs_repair: 1 corrupt,
 	 * 2 a dirty log it will not read */
-	{ "ext4", 16 * MIB, "", ",i_version", true, "e2fsck -fn", 8 },
-	{ "xfs", 320 * MIB, "", "", true, "xfs_repair -n", 2 },
-	{ "btrfs", 128 * MIB, "", "", false, "btrfs check --readonly", 0 },
-	{ "f2fs", 64 * MIB, "", "", true, "fsck.f2fs --dry-run", 0 },
+	{ "ext4", 16 * MIB, "", ",i_version", true, "e2fsck -fn", 8, true },
+	{ "xfs", 320 * MIB, "", "", true, "xfs_repair -n", 2, false },
+	{ "btrfs", 128 * MIB, "", "", false, "btrfs check --readonly", 0, false },
+	{ "f2fs", 64 * MIB, "", "", true, "fsck.f2fs --dry-run", 0, false },
 };
 const size_t fs_n_kinds = sizeof(fs_kinds) / sizeof(fs_kinds[0]);
 

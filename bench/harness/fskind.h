@@ -19,6 +19,7 @@ struct fs_kind {
 	const char *checker;		/* its read-only checker, as the README names it */
 	int fail_from;			/* checker status from which it failed to
 					 * check at all (0: any non-zero is damage) */
+	bool debugfs;			/* power-cut's --tamper image finds blocks with debugfs */
 };
 
 /* The kinds, in the order "--fs all" runs them. */

@@ -60,11 +60,6 @@ void hx_progress(const struct hx *h, const char *fmt, ...)
 
 int hx_image(struct hx *h, const char *path, uint64_t bytes)
 {
-	char sz[32];
-	char *mkfs[] = { "mkfs.ext4", "-q", "-F", "-L", "ssdata", "-E",
-			 "lazy_itable_init=0,lazy_journal_init=0", h->img, sz, NULL };
-	FILE *f;
-
 	hx_image_drop(h);
 	snprintf(h->img, sizeof(h->img), "%s", path);
 	if (!h->o->keep_logs) {
@@ -73,18 +68,15 @@ int hx_image(struct hx *h, const char *path, uint64_t bytes)
 		if (outdir_mark_temporary(h->img, &h->h_mark))
 			h->h_mark = -1;
 	}
-	snprintf(sz, sizeof(sz), "%lluk", (unsigned long long)(bytes >> 10));
-	f = fopen(h->img, "w");
-	if (!f || fclose(f) || truncate(h->img, bytes)) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", cli_prog, h->img,
-			strerror(errno));
-		return -1;
-	}
-	if (host_run(mkfs, false)) {
-		fprintf(stderr, "%s: mkfs.ext4 %s failed\n", cli_prog, h->img);
-		return -1;
-	}
-	return 0;
+	return fs_mkfs(h->o->fs, "ssdata", h->img, bytes);
+}
+
+void hx_mount_cmd(const struct hx *h, char *buf, size_t n)
+{
+	const struct fs_kind *k = h->o->fs;
+
+	snprintf(buf, n, "mount -t %s%s%s LABEL=ssdata " HX_DATA_MNT, k->name,
+		 k->mount_opts[0] ? " -o " : "", k->mount_opts);
 }
 
 void hx_image_keep(struct hx *h)
@@ -248,10 +240,12 @@ static const char *const wb_held[] = { "0", "360000", "90", "80" };
 
 enum verdict hx_prepare(struct hx *h, bool pm_debug)
 {
+	char mount[200];
 	enum verdict v;
 
 	h->wb_defaults[0] = '\0';
-	v = hx_run(h, h->base.cmd, NULL, "RUN mount -t ext4 LABEL=ssdata " HX_DATA_MNT "%s",
+	hx_mount_cmd(h, mount, sizeof(mount));
+	v = hx_run(h, h->base.cmd, NULL, "RUN %s%s", mount,
 		   pm_debug ? " && echo 1 > /sys/power/pm_debug_messages"
 			      " && echo 8 > /proc/sys/kernel/printk" : "");
 	if (!v && h->o->tools_disk)

@@ -12,6 +12,7 @@
 
 #include "cliopt.h"
 #include "drive.h"
+#include "fskind.h"
 #include "profile.h"
 #include "vm.h"
 
@@ -30,6 +31,8 @@ struct hx_opts {
 	 * itself, cache=none (fakeqemu needs the image's path) */
 	enum hx_drive_model { HX_DRIVE_AUTO, HX_DRIVE_OFF } drive_model;
 	bool drop_flushes;		/* test only: the drive ignores flushes */
+	const struct fs_kind *fs;	/* the data disk's filesystem (fskind.h) */
+	bool fs_all;			/* --fs all: the program runs each kind */
 };
 
 /* Long-only shared options get values outside the char range. */
@@ -38,6 +41,7 @@ enum {
 	HX_OPT_SHOW_COMMAND,
 	HX_OPT_KEEP_LOGS,
 	HX_OPT_DRIVE_MODEL,
+	HX_OPT_FS,
 };
 
 /* The shared entries of a program's getopt_long table. */
@@ -53,6 +57,7 @@ enum {
 	{ "show-command",	no_argument,	   NULL, HX_OPT_SHOW_COMMAND }, \
 	{ "keep-logs",		no_argument,	   NULL, HX_OPT_KEEP_LOGS }, \
 	{ "drive-model",	required_argument, NULL, HX_OPT_DRIVE_MODEL }, \
+	{ "fs",			required_argument, NULL, HX_OPT_FS }, \
 	{ "quiet",		no_argument,	   NULL, 'q' }, \
 	{ "help",		no_argument,	   NULL, 'h' }
 #define HX_SHORTOPTS "k:i:t:o:p:f:a:qh"
@@ -73,6 +78,13 @@ int hx_check_inputs(const struct hx_opts *o, bool need_tools);
 /* What hx_check_inputs() asks of the kernel and initrd: readable files, a
  * bzImage and an initramfs by their first bytes.  0, or 2 after one line. */
 int hx_check_boot_files(const char *kernel, const char *initrd);
+
+/*
+ * --fs all: fn once per filesystem (fskind.h's order) with o->fs set and
+ * o->out_dir its own directory, out/NAME (made and locked); each part's
+ * time on stderr; the worst status fn returned.
+ */
+int hx_each_fs(struct hx_opts *o, int (*fn)(void *ctx), void *ctx);
 
 /* Base waits in ms, before --timeout-scale; tests shrink them. */
 struct hx_timeouts {
@@ -116,7 +128,7 @@ int hx_ms(const struct hx *h, int base_ms);
 __attribute__((format(printf, 2, 3)))
 void hx_progress(const struct hx *h, const char *fmt, ...);
 
-/* A sparse ext4 image labelled ssdata at path, removed at exit unless
+/* A sparse image of --fs's filesystem labelled ssdata at path, removed at exit unless
  * --keep-logs.  0 or -1 after one line. */
 int hx_image(struct hx *h, const char *path, uint64_t bytes);
 void hx_image_drop(struct hx *h);
@@ -143,6 +155,8 @@ enum verdict hx_start(struct hx *h, const char *tag, struct vm_config *cfg);
  * directory with --keep-logs.
  */
 enum verdict hx_boot(struct hx *h, const char *tag, bool throttled);
+/* The guest command that mounts the data disk at HX_DATA_MNT. */
+void hx_mount_cmd(const struct hx *h, char *buf, size_t n);
 /* Mounts the data disk; pm_debug turns on the kernel's pm_debug_messages
  * at loglevel 8. */
 enum verdict hx_prepare(struct hx *h, bool pm_debug);

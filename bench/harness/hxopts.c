@@ -25,6 +25,7 @@ void hx_opts_defaults(struct hx_opts *o)
 	o->kernel = cli_env("KERNEL");
 	o->initrd = cli_env("INITRD");
 	o->tools_disk = cli_env("TOOLS_DISK");
+	o->fs = fs_kind_find("ext4");
 }
 
 int hx_opts_handle(struct hx_opts *o, int c, const char *arg)
@@ -71,6 +72,13 @@ int hx_opts_handle(struct hx_opts *o, int c, const char *arg)
 			return cli_bad("--drive-model: '%s' is not a mode (valid: auto, off)", arg);
 		o->drive_model = strcmp(arg, "off") ? HX_DRIVE_AUTO : HX_DRIVE_OFF;
 		return 0;
+	case HX_OPT_FS:
+		o->fs_all = !strcmp(arg, "all");
+		if (o->fs_all)
+			return 0;
+		o->fs = fs_kind_find(arg);
+		return o->fs ? 0 : cli_bad("--fs: '%s' is not a filesystem (valid: %s, all)", arg,
+					   fs_kind_names(", "));
 	case HX_OPT_KEEP_LOGS:
 		o->keep_logs = true;
 		return 0;
@@ -90,6 +98,7 @@ const char *hx_opts_valid(int c)
 	case 'a': return "tcg, kvm";
 	case HX_OPT_TIMEOUT_SCALE: return "1 to 100";
 	case HX_OPT_DRIVE_MODEL: return "auto, off";
+	case HX_OPT_FS: return "ext4, xfs, btrfs, f2fs, all";
 	case 'o': return "a directory";
 	case 'k': case 'i': case 't': return "a file";
 	default: return NULL;
@@ -113,6 +122,9 @@ void hx_opts_usage(FILE *f)
 		"                          has a flush latency or a volatile cache; off\n"
 		"     --show-command       print the QEMU command line\n"
 		"     --keep-logs          keep the guest and QEMU logs\n"
+		"     --fs NAME|all        the data disk's filesystem: ext4, xfs, btrfs, f2fs,\n"
+		"                          or all of them in turn, each in --out/NAME\n"
+		"                          (default ext4)\n"
 		" -q, --quiet              no progress lines\n"
 		" -h, --help               this text\n\n"
 		"Disk profiles (write side):\n");

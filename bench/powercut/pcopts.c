@@ -159,6 +159,9 @@ int pc_parse_args(int argc, char **argv, struct pc_opts *o)
 		rc = cli_bad("no kernel: give --kernel or KERNEL=");
 	if (!rc && !o->hx.initrd)
 		rc = cli_bad("no initrd: give --initrd or INITRD=");
+	if (!rc && o->tamper == TAMPER_IMAGE && (o->hx.fs_all || !o->hx.fs->debugfs))
+		rc = cli_bad("--tamper image: needs ext4 (debugfs finds the block to damage), not --fs %s",
+			     o->hx.fs_all ? "all" : o->hx.fs->name);
 	/* an option that changes nothing is a mistake worth a word */
 	if (!rc && o->offset_given && !o->mix && o->cut != CUT_SYNC)
 		rc = cli_bad("--cut-offset: applies to --cut sync or mix, not --cut %s",

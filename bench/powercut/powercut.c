@@ -188,13 +188,14 @@ static enum verdict before(const struct pc_opts *o, struct hx *h, struct pc_reco
 static enum verdict after(struct hx *h, struct pc_record *r, const char *tag)
 {
 	enum verdict v = hx_boot(h, tag, false);
+	char mount[200];
 	int status = 0;
 
 	if (v)
 		return fail(h, r, v, "boot after the cut");
-	/* mounting replays the journal */
-	v = guest_req(&h->vm, hx_ms(h, 60000), NULL, &status,
-		      "RUN mount -t ext4 LABEL=ssdata " HX_DATA_MNT);
+	/* mounting replays the journal (the log, the tree's last commit) */
+	hx_mount_cmd(h, mount, sizeof(mount));
+	v = guest_req(&h->vm, hx_ms(h, 60000), NULL, &status, "RUN %s", mount);
 	if (v == VERDICT_SETUP_FAILED) {
 		pc_judge_unmountable(r);
 		r->judged = true;
@@ -215,8 +216,7 @@ enum verdict pc_cycle(const struct pc_opts *o, int index, struct pc_record *r,
 		      const struct hx_timeouts *base)
 {
 	uint64_t img_bytes = 4 * o->big_bytes + (512ULL << 20);
-	char img[600], tag[64];
-	char *fsck[] = { "e2fsck", "-fn", img, NULL };
+	char img[600], tag[64], why[200];
 	struct hx h;
 	enum verdict v;
 
@@ -250,8 +250,16 @@ enum verdict pc_cycle(const struct pc_opts *o, int index, struct pc_record *r,
 		hx_fail(&h, v, "after the cut");
 	hx_stop(&h);
 	if (r->judged) {
+		int ck;
+
 		pc_tally(r);
-		r->fs_clean = host_run(fsck, true) == 0;
+		/* on the host: the image is a file there, and Debian's checkers
+		 * are not on the guest's tools disk */
+		ck = fs_check(o->hx.fs, img, why, sizeof(why));
+		r->fs_clean = ck == 0;
+		if (ck < 0)
+			fprintf(stderr, "%s: %s could not check %s: %s\n", cli_prog,
+				o->hx.fs->checker, img, why);
 		if (!v)
 			r->verdict = VERDICT_OK;
 	}

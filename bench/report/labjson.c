@@ -56,7 +56,7 @@ static json_t *j_provenance(const struct lab_view *v)
 	const struct lab_opts *o = v->o;
 	const struct lab_result *r = v->r;
 
-	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:o, s:o, s:i,"
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:s, s:o, s:o, s:i,"
 			 " s:o, s:i}",
 			 "program_version", LAB_VERSION,
 			 "date", j_str(r->date),
@@ -66,6 +66,7 @@ static json_t *j_provenance(const struct lab_view *v)
 			 "firmware", report_firmware_name(o->hx.firmware),
 			 "machine", report_machine_name(o->hx.firmware),
 			 "profile", j_profile(o->hx.profile),
+			 "filesystem", o->hx.fs->name,
 			 "knob", j_str(r->knob),
 			 "guest_mem_mib", r->mem_mib > 0 ? json_integer(r->mem_mib) : json_null(),
 			 "cycles_per_config", o->cycles,

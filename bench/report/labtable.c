@@ -45,7 +45,8 @@ static void table_header(FILE *f, const struct lab_view *v)
 	fprintf(f, "qemu      %s, accel %s, firmware %s (machine %s)\n",
 		or_unknown(r->qemu_version), or_unknown(report_accel(v)),
 		report_firmware_name(o->hx.firmware), report_machine_name(o->hx.firmware));
-	fprintf(f, "profile   %s: %s\n", or_unknown(o->hx.profile ? o->hx.profile->name : NULL), lim);
+	fprintf(f, "profile   %s: %s; filesystem %s\n",
+		or_unknown(o->hx.profile ? o->hx.profile->name : NULL), lim, o->hx.fs->name);
 	if (r->floor_bps > 0)
 		fprintf(f, "floor     %.1f MiB/s (%s)\n", r->floor_bps / MIB, FLOOR_METHOD);
 	else

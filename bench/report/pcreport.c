@@ -35,7 +35,8 @@ void pc_report_table(FILE *f, const struct pc_view *v)
 	fprintf(f, "kernel    %s, knob %s\n", first_of(run, 0), first_of(run, 2));
 	fprintf(f, "qemu      %s, accel %s, data disk cache=none\n", first_of(run, 1),
 		o->hx.accel);
-	fprintf(f, "profile   %s, state %s\n\n", o->hx.profile->name, o->state);
+	fprintf(f, "profile   %s, state %s, filesystem %s (checker %s)\n\n", o->hx.profile->name,
+		o->state, o->hx.fs->name, o->hx.fs->checker);
 	fprintf(f, "%-6s %-9s %4s %6s %11s %11s %11s %11s %6s %6s %5s %5s %5s\n",
 		"sync", "cut", "cuts", "judged", "written_B", "dirty_B", "lost_B",
 		"max_lost_B", "fsync", "fsck", "corr", "unmnt", "extra");
@@ -180,7 +181,7 @@ int pc_report_json(const char *path, const struct pc_view *v)
 	for (int k = 0; k < v->n_sum; k++)
 		json_array_append_new(summary, j_summary(&v->sum[k]));
 	j = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:o, s:o},"
-		      " s:I, s:s, s:I}, s:o, s:o}",
+		      " s:s, s:s, s:I, s:s, s:I}, s:o, s:o}",
 		      "schema", PC_SCHEMA,
 		      "provenance",
 		      "program_version", LAB_VERSION, "date", run->date,
@@ -191,6 +192,7 @@ int pc_report_json(const char *path, const struct pc_view *v)
 		      o->hx.profile->write_bps ? json_integer(o->hx.profile->write_bps) : json_null(),
 		      "write_iops",
 		      o->hx.profile->write_iops ? json_integer(o->hx.profile->write_iops) : json_null(),
+		      "filesystem", o->hx.fs->name, "checker", o->hx.fs->checker,
 		      "largest_file_bytes", (json_int_t)o->big_bytes,
 		      "disk_cache_mode", "none", "seed", (json_int_t)o->seed,
 		      "cycles", cycles, "summary", summary);
