@@ -17,11 +17,16 @@
  * - --timeout-scale reaches the wait for the suspend: a stall longer than
  *   the wait is NoSuspendEvent, the same stall at scale 4 is cut and judged;
  * - power-cut's numbers are strict (' 5', '+5' refused);
- * - the summary counts the unmountable and the corrupted.
+ * - the summary counts the unmountable and the corrupted;
+ * - --fs: the guest mounts the kind asked for, and its checker runs on the
+ *   host's image after the cut (xfs_repair: clean); a checker that reports
+ *   damage (a fake in $SLAB_FSCK) makes a judged cut not clean, counted in
+ *   the summary; one that cannot check is not clean and says why on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -31,6 +36,7 @@
 #include "tap.h"
 
 static int idx;
+static const char *last_err;	/* the last cut's stderr */
 
 static struct pc_opts opts(int sync)
 {
@@ -56,7 +62,7 @@ static enum verdict cut(const char *scenario, struct pc_opts *o, struct pc_recor
 	fakerun_scenario(scenario);
 	fakerun_stderr_begin();
 	v = pc_cycle(o, idx, r, &fakerun_timeouts);
-	fakerun_stderr_end();
+	last_err = fakerun_stderr_end();
 	snprintf(img, sizeof(img), "%s/.fakeqemu-cut-%d.img", o->hx.out_dir, ++idx);
 	unlink(img);
 	return v;
@@ -167,6 +173,72 @@ static void summary(void)
 	free(s);
 }
 
+/* A checker that prints msg and exits with status, in $SLAB_FSCK. */
+static void fake_checker(int status, const char *msg)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/fake-fsck", fakerun_dir());
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "#!/bin/sh\necho '%s'\nexit %d\n", msg, status);
+		fclose(f);
+	}
+	chmod(path, 0755);
+	setenv("SLAB_FSCK", path, 1);
+}
+
+static void checker(void)
+{
+	struct pc_opts o = opts(1);
+	struct pc_result run = { .n = 1 };
+	struct pc_summary *s = NULL;
+	struct pc_record r;
+	char mounts[600], line[64] = "";
+	const char *err;
+	FILE *f;
+	int n;
+
+	snprintf(mounts, sizeof(mounts), "%s/mounts", fakerun_dir());
+	unlink(mounts);
+	setenv("FAKEQEMU_MOUNTS", mounts, 1);
+	o.hx.fs = fs_kind_find("xfs");
+	cut(NULL, &o, &r);
+	f = fopen(mounts, "re");
+	if (!f || !fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	if (f)
+		fclose(f);
+	unsetenv("FAKEQEMU_MOUNTS");
+	tap_ok(r.verdict == VERDICT_OK && r.judged && r.fs_clean && !strcmp(line, "xfs\n"),
+	       "--fs xfs: the guest mounted '%.*s', judged (%s), xfs_repair -n %s",
+	       (int)strcspn(line, "\n"), line, verdict_name(r.verdict),
+	       r.fs_clean ? "clean" : "not clean");
+
+	fake_checker(1, "Phase 3: inode 131 has a bad extent");
+	cut(NULL, &o, &r);
+	run.o = &o;
+	run.rec = &r;
+	n = pc_summarise(&run, &s);
+	tap_ok(r.verdict == VERDICT_OK && r.judged && !r.fs_clean && n >= 1 &&
+	       s[n - 1].fs_clean == 0 && s[n - 1].judged == 1,
+	       "a checker that finds damage: judged (%s), fs %s, the summary's clean count %d of %d",
+	       verdict_name(r.verdict), r.fs_clean ? "clean" : "not clean",
+	       n >= 1 ? s[n - 1].fs_clean : -1, n >= 1 ? s[n - 1].judged : -1);
+	free(s);
+
+	fake_checker(2, "a dirty log");
+	cut(NULL, &o, &r);
+	err = last_err;
+	tap_ok(r.judged && !r.fs_clean && strstr(err, "xfs_repair -n could not check") &&
+	       strstr(err, "a dirty log"),
+	       "a checker that cannot check (xfs_repair's 2): fs %s, stderr says %s",
+	       r.fs_clean ? "clean" : "not clean",
+	       strstr(err, "could not check") ? "why" : "nothing");
+	unsetenv("SLAB_FSCK");
+}
+
 static void numbers(void)
 {
 	static const char *const bad[] = { " 5", "+5", "5x", "" };
@@ -191,6 +263,7 @@ int main(void)
 	damage();
 	no_cut();
 	summary();
+	checker();
 	numbers();
 	tap_ok(fakerun_live_children("fakeqemu") == 0 && fakerun_count(fakerun_dir(), "slab.") == 0 &&
 	       fakerun_count(fakerun_dir(), "cut-") == 0,

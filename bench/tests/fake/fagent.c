@@ -30,6 +30,19 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* $FAKEQEMU_MOUNTS, if set: each mount's "-t TYPE ..." appended, for the
+ * tests of --fs. */
+static void fk_note_mount(const char *rest)
+{
+	const char *path = getenv("FAKEQEMU_MOUNTS");
+	FILE *f = path ? fopen(path, "ae") : NULL;
+
+	if (f) {
+		fprintf(f, "%.*s\n", (int)strcspn(rest, " "), rest);
+		fclose(f);
+	}
+}
+
 static void say(const char *fmt, ...)
 {
 	char buf[AGENT_LINE_MAX];
@@ -144,7 +157,9 @@ static void run(const char *cmd)
 	} else if (strstr(cmd, "echo cpus=")) {
 		say("OUT cpus=2 threshold=16");
 		say("DONE status=0");
-	} else if (strstr(cmd, "mount -t ext4")) {
+	} else if (strstr(cmd, "mount -t ")) {
+		/* the last mount's type, for tests of --fs */
+		fk_note_mount(strstr(cmd, "mount -t ") + 9);
 		say("DONE status=%d", fk_has("unmountable") && model_was_cut() ? 32 : 0);
 	} else if (!strncmp(cmd, "mkdir -p ", 9)) {
 		model_mkdir(cmd + 9);

@@ -26,7 +26,8 @@
  *   leftover=PATH       after a cut, PATH exists too
  *   flood               a "test" command answers with 6 MB of output
  *
- * $FAKEQEMU_PIDS, if set, names a file each fakeqemu appends its pid to.
+ * $FAKEQEMU_PIDS, if set, names a file each fakeqemu appends its pid to;
+ * $FAKEQEMU_MOUNTS, one its agent appends each mount's filesystem type to.
  *
  * The data disk's files live in a model (model.c): buffered writes are
  * lost at a SIGKILL unless fsync, sync or a suspend sync made them durable.
