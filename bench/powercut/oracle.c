@@ -49,15 +49,17 @@ enum file_verdict pc_judge(struct pc_file *f, const char *type)
 	return f->v = FV_CORRUPTED;
 }
 
+void pc_judge_unreadable(struct pc_file *f)
+{
+	f->actual = f->good = f->first_bad = 0;
+	f->lost = f->size;
+	f->v = FV_UNREADABLE;
+}
+
 void pc_judge_unmountable(struct pc_record *r)
 {
-	for (int i = 0; i < r->n_files; i++) {
-		struct pc_file *f = &r->files[i];
-
-		f->actual = f->good = f->first_bad = 0;
-		f->lost = f->size;
-		f->v = FV_UNREADABLE;
-	}
+	for (int i = 0; i < r->n_files; i++)
+		pc_judge_unreadable(&r->files[i]);
 }
 
 void pc_tally(struct pc_record *r)

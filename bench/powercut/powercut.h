@@ -16,7 +16,8 @@ enum cut_point { CUT_REQUEST, CUT_SYNC, CUT_SUSPENDED, CUT__COUNT };
 enum file_verdict {
 	FV_INTACT, FV_MISSING, FV_TRUNCATED, FV_CORRUPTED,
 	FV_NOT_REGULAR,			/* a symlink, directory, ... in its place */
-	FV_UNREADABLE,			/* the filesystem did not mount */
+	FV_UNREADABLE,			/* the filesystem did not mount, or
+					 * refused to read the file */
 	FV_NOT_JUDGED,			/* the cycle failed before the oracle ran */
 	FV__COUNT
 };
@@ -96,6 +97,9 @@ const char *file_verdict_name(enum file_verdict v);
 enum file_verdict pc_judge(struct pc_file *f, const char *type);
 /* The whole dataset lost: the filesystem did not mount. */
 void pc_judge_unmountable(struct pc_record *r);
+/* The mounted filesystem refused to read the file (EIO, EUCLEAN, ...):
+ * unreadable, every byte lost. */
+void pc_judge_unreadable(struct pc_file *f);
 /* Sums the verdicts, bytes lost and the durable check into r. */
 void pc_tally(struct pc_record *r);
 /*

@@ -9,7 +9,9 @@
  * - an unmountable filesystem: FsUnmountable, the whole dataset lost;
  * - a symlink in a file's place, a file longer than written, the rename's
  *   old name still there: not-regular, corrupted with the extra bytes lost,
- *   an unexpected entry;
+ *   an unexpected entry; a file or directory the filesystem refuses to
+ *   read (EUCLEAN, as f2fs gives): the cut still judged, the file
+ *   unreadable with its bytes lost, the directory an unexpected entry;
  * - a guest that never suspends (QEMU stopped on its way down):
  *   NoSuspendEvent, nothing judged, no fsync or fs verdict, and quickly;
  * - QEMU gone before the cut: QemuDied, not judged; QEMU exiting at
@@ -118,6 +120,19 @@ static void damage(void)
 	cut("leftover=pc/tmp.name", &o, &r);
 	tap_ok(r.n_unexpected == 1 && !strcmp(r.unexpected[0], "pc/tmp.name"),
 	       "the rename's old name left behind: flagged as unexpected");
+	cut("euclean=pc/mid.bin", &o, &r);
+	tap_ok(r.verdict == VERDICT_OK && r.judged && file(&r, "pc/mid.bin")->v == FV_UNREADABLE &&
+	       r.bytes_lost == 1 << 20 && r.n[FV_INTACT] == r.n_files - 1,
+	       "reading mid.bin fails with EUCLEAN: judged (%s), mid.bin %s, %llu bytes lost, "
+	       "%d/%d files intact", verdict_name(r.verdict),
+	       file_verdict_name(file(&r, "pc/mid.bin")->v), (unsigned long long)r.bytes_lost,
+	       r.n[FV_INTACT], r.n_files);
+	cut("list-euclean", &o, &r);
+	tap_ok(r.verdict == VERDICT_OK && r.judged && r.n_unexpected == 1 &&
+	       strstr(r.unexpected[0], "errno 117"),
+	       "LIST fails with EUCLEAN: judged (%s), %d unexpected entr%s (%s)",
+	       verdict_name(r.verdict), r.n_unexpected, r.n_unexpected == 1 ? "y" : "ies",
+	       r.n_unexpected ? r.unexpected[0] : "none");
 }
 
 static void no_cut(void)

@@ -312,14 +312,14 @@ static void dispatch(char *line)
 		say("DONE status=0");
 	} else if (!strcmp(verb, "VERIFY") &&
 		   sscanf(arg, "%255s %llu %llu", path, &seed, &size) == 3) {
-		model_verify(path, size, out, sizeof(out));
+		int err = model_verify(path, size, out, sizeof(out));
+
 		say("OUT %s", out);
-		say("DONE status=0");
+		say("DONE status=%d", err);
 	} else if (!strcmp(verb, "LIST")) {
 		void list_one(const char *type, const char *rel);
 
-		model_list(arg, list_one);
-		say("DONE status=0");
+		say("DONE status=%d", model_list(arg, list_one));
 	} else if (!strcmp(verb, "CLOCK")) {
 		clocks(out, sizeof(out));
 		say("OUT %s", out);

@@ -39,9 +39,9 @@ void model_remove(const char *path);
 void model_sync(void);
 uint64_t model_dirty_bytes(void);
 /* VERIFY's answer for path, as "type=.. size=.. good=.. first_bad=.." */
-void model_verify(const char *path, uint64_t size, char *out, size_t n);
+int model_verify(const char *path, uint64_t size, char *out, size_t n);
 /* LIST: calls fn for each entry below dir */
-void model_list(const char *dir, void (*fn)(const char *type, const char *rel));
+int model_list(const char *dir, void (*fn)(const char *type, const char *rel));
 /* size of a durable file; -1 if absent */
 long long model_size(const char *path);
 

@@ -24,6 +24,8 @@
  *   symlink=PATH        after a cut, PATH is a symlink
  *   extend=PATH         after a cut, PATH has 64 bytes more
  *   leftover=PATH       after a cut, PATH exists too
+ *   euclean=PATH        after a cut, VERIFY of PATH fails with EUCLEAN (117)
+ *   list-euclean        after a cut, LIST fails with EUCLEAN after its entries
  *   flood               a "test" command answers with 6 MB of output
  *
  * $FAKEQEMU_PIDS, if set, names a file each fakeqemu appends its pid to;

@@ -176,19 +176,23 @@ static bool flagged(const char *flag, const char *path)
 	return v && cut && strlen(path) >= n && !strncmp(path + strlen(path) - n, v, n);
 }
 
-void model_verify(const char *path, uint64_t size, char *out, size_t n)
+int model_verify(const char *path, uint64_t size, char *out, size_t n)
 {
 	struct file *f = find(path);
 	long long have = f ? f->mem : -1;
 	uint64_t good;
 
+	if (flagged("euclean", path)) {	/* as f2fs answers a damaged inode */
+		snprintf(out, n, "type=none size=0 good=0 first_bad=0");
+		return 117;
+	}
 	if (have < 0) {
 		snprintf(out, n, "type=none size=0 good=0 first_bad=0");
-		return;
+		return 0;
 	}
 	if (flagged("symlink", path)) {
 		snprintf(out, n, "type=lnk size=20 good=0 first_bad=0");
-		return;
+		return 0;
 	}
 	if (flagged("extend", path))
 		have += 64;
@@ -196,9 +200,10 @@ void model_verify(const char *path, uint64_t size, char *out, size_t n)
 	snprintf(out, n, "type=%s size=%lld good=%llu first_bad=%llu",
 		 f->is_dir ? "dir" : "reg", have, (unsigned long long)good,
 		 (unsigned long long)good);
+	return 0;
 }
 
-void model_list(const char *dir, void (*fn)(const char *type, const char *rel))
+int model_list(const char *dir, void (*fn)(const char *type, const char *rel))
 {
 	size_t n = strlen(dir);
 	const char *extra = cut ? fk_arg("leftover") : NULL;
@@ -213,4 +218,5 @@ void model_list(const char *dir, void (*fn)(const char *type, const char *rel))
 		snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(extra, ","), extra);
 		fn("reg", buf);
 	}
+	return cut && fk_has("list-euclean") ? 117 : 0;
 }
