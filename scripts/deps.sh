@@ -7,8 +7,9 @@ build="gcc make bc flex bison libelf-dev libssl-dev cpio xz-utils patch perl
        busybox-static libc6-dev e2fsprogs ccache"
 # nbdkit: the drive model; nbdkit-plugin-dev: the headers of its filter
 # xfsprogs, btrfs-progs, f2fs-tools: the lab's filesystems (harness/fskind.c)
+# chromium: the report page's test renders it headless (t_report_html)
 lab="qemu-system-x86 ovmf fio libjansson-dev pkg-config gnuplot-nox jq
-     nbdkit nbdkit-plugin-dev xfsprogs btrfs-progs f2fs-tools"
+     nbdkit nbdkit-plugin-dev xfsprogs btrfs-progs f2fs-tools chromium"
 
 case "${1:-all}" in
 build) want="$build" ;;

@@ -29,17 +29,22 @@ static int check_host_mem(int mem_mb)
 static int write_reports(const struct lab_view *v, const char *dir)
 {
 	struct outset set;
+	char svg[1200];
 	int bad = 0;
 
 	if (outset_begin(&set, dir))
 		return 1;
 	bad += report_json(outset_path(&set, "latency.json"), v) != 0;
 	bad += report_csv(outset_path(&set, "latency.csv"), v) != 0;
-	bad += report_plot(outset_path(&set, "latency.svg"), v) != 0;
+	snprintf(svg, sizeof(svg), "%s", outset_path(&set, "latency.svg"));
+	bad += report_plot(svg, v) != 0;
 	bad += report_plot(outset_path(&set, "latency.png"), v) != 0;
+	/* the page inlines the chart just rendered */
+	bad += report_html(outset_path(&set, "report.html"), v, svg) != 0;
 	if (outset_commit(&set, bad))
 		return 1;
-	fprintf(stderr, "suspend-lab: wrote %s/latency.{json,csv,svg,png}\n", dir);
+	fprintf(stderr, "suspend-lab: wrote %s/latency.{json,csv,svg,png} and %s/report.html\n",
+		dir, dir);
 	return 0;
 }
 

@@ -45,7 +45,8 @@ static void collect(void *ctx, enum agent_msg m, char *rest)
 	b->s[b->len] = '\0';
 }
 
-static enum verdict vreq(struct vm *vm, int timeout_ms, char **out, int *st,
+/* quiet: a non-zero status is the caller's to judge, not a failure to print */
+static enum verdict vreq(struct vm *vm, int timeout_ms, char **out, int *st, bool quiet,
 			 const char *fmt, va_list ap)
 {
 	struct out_buf b = { .ch = &vm->agent };
@@ -61,6 +62,10 @@ static enum verdict vreq(struct vm *vm, int timeout_ms, char **out, int *st,
 		*st = status;
 	if (v == VERDICT_OK && status)
 		v = VERDICT_SETUP_FAILED;
+	if (v != VERDICT_OK && quiet && status > 0) {
+		free(b.s);
+		return v;
+	}
 	if (v != VERDICT_OK) {
 		fprintf(stderr, "%s: guest request failed (%s, status %d%s%s): %.200s\n", cli_prog,
 			verdict_name(v), status, vm->agent.why[0] ? ", " : "",
@@ -86,7 +91,19 @@ enum verdict guest_req(struct vm *vm, int timeout_ms, char **out, int *status,
 	enum verdict v;
 
 	va_start(ap, fmt);
-	v = vreq(vm, timeout_ms, out, status, fmt, ap);
+	v = vreq(vm, timeout_ms, out, status, false, fmt, ap);
+	va_end(ap);
+	return v;
+}
+
+enum verdict guest_try(struct vm *vm, int timeout_ms, char **out, int *status,
+		       const char *fmt, ...)
+{
+	va_list ap;
+	enum verdict v;
+
+	va_start(ap, fmt);
+	v = vreq(vm, timeout_ms, out, status, true, fmt, ap);
 	va_end(ap);
 	return v;
 }
@@ -97,7 +114,7 @@ int guest_cmd(struct vm *vm, int timeout_ms, char **out, const char *fmt, ...)
 	enum verdict v;
 
 	va_start(ap, fmt);
-	v = vreq(vm, timeout_ms, out, NULL, fmt, ap);
+	v = vreq(vm, timeout_ms, out, NULL, false, fmt, ap);
 	va_end(ap);
 	return v != VERDICT_OK;
 }

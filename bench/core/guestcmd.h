@@ -17,6 +17,11 @@
 enum verdict guest_req(struct vm *vm, int timeout_ms, char **out, int *status,
 		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* guest_req() that prints nothing for a non-zero status (SetupFailed, the
+ * status in *status): for requests whose refusal the caller judges. */
+enum verdict guest_try(struct vm *vm, int timeout_ms, char **out, int *status,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* guest_req() without the status: 0 on success, non-zero otherwise. */
 int guest_cmd(struct vm *vm, int timeout_ms, char **out, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

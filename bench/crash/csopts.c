@@ -132,7 +132,8 @@ static void usage(void)
 	       "     --shard K/N          judge every N-th state from the K-th (default 1/1)\n"
 	       "     --rec DIR            recordings (default <out>/crash-rec)\n"
 	       "     --drop-flush         test-only: add states that drop a flush's ordering\n"
-	       "An option that does nothing for the subcommand is refused (--shard is judge's).\n"
+	       "An option that does nothing for the subcommand is refused (--shard is judge's);\n"
+	       "so is --fs all: a recording holds one filesystem, so give --fs NAME per --out.\n"
 	       "Exit status: 0 done; 1 a cycle not recorded, a state not judged or a result\n"
 	       "not written; 2 bad input (options, recordings, --image, shards).\n\n");
 	hx_opts_usage(stdout);

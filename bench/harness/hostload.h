@@ -16,7 +16,7 @@
 
 #define HOSTLOAD_PERIOD_MS 20
 /* A window is not a measurement when the host took this much of it
- * (stopped + late + run-queue wait): at least HOSTLOAD_STALL_MIN_S and
+ * (stopped + late + the wait other tasks explain): at least HOSTLOAD_STALL_MIN_S and
  * HOSTLOAD_STALL_FRAC of the window. */
 #define HOSTLOAD_STALL_MIN_S 0.5
 #define HOSTLOAD_STALL_FRAC 0.25
@@ -24,10 +24,11 @@
 struct host_sample {
 	double t;			/* host CLOCK_REALTIME */
 	double stopped_s, late_s, wait_s, cpu_s;	/* cumulative */
+	double lab_cpu_s, busy_s;	/* QEMU + drive + harness; the host's busy CPU */
 };
 
 struct hostload {
-	pid_t pid;
+	pid_t pid, helper;
 	pthread_t th;
 	pthread_mutex_t mu;
 	bool on, stop;
@@ -39,14 +40,20 @@ struct hostload {
 struct host_window {
 	bool measured;
 	double wall_s, stopped_s, late_s, wait_s, cpu_s;
+	/* CPU time of every task not QEMU's, the drive's or the harness's;
+	 * INFINITY when /proc/stat cannot be read (all the wait counts) */
+	double others_cpu_s;
 };
 
-/* 0, or -1 (no thread: every window unmeasured). */
-int hostload_start(struct hostload *hl, pid_t pid);
+/* QEMU's pid, and the drive model's (0: none).  0, or -1 (no thread: every
+ * window unmeasured). */
+int hostload_start(struct hostload *hl, pid_t pid, pid_t helper);
 void hostload_stop(struct hostload *hl);
 /* [t0, t1] in host CLOCK_REALTIME seconds. */
 void hostload_window(struct hostload *hl, double t0, double t1, struct host_window *w);
-/* What the host took: stopped + late + wait. */
+/* QEMU's run-queue wait that other tasks explain: min(wait, others' CPU). */
+double hostload_host_wait(const struct host_window *w);
+/* What the host took: stopped + late + that wait. */
 double hostload_taken(const struct host_window *w);
 /* True when the window is the host's, not the guest's (thresholds above). */
 bool hostload_stalled(const struct host_window *w);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "devcb.h"
 #include "vm.h"
 
 #define CYCLE_MAX_PHASES 48
@@ -72,6 +73,7 @@ struct cycle {
 	long long skip_line_dirty_kb, skip_line_writeback_kb;
 	int n_phases;
 	struct phase phases[CYCLE_MAX_PHASES];
+	struct devcbs cbs;		/* every device callback (devcb.h) */
 };
 
 extern const struct cycle_timeouts cycle_default_timeouts;

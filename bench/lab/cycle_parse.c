@@ -37,7 +37,7 @@ bool cycle_parse_trace(struct cycle *c, const char *line)
 	int i;
 
 	if (!tag)
-		return parse_skip_event(c, line);
+		return parse_skip_event(c, line) || devcb_parse(&c->cbs, line);
 	for (p = tag; p > line && p[-1] != ' '; p--)
 		;
 	if (sscanf(p, "%lf", &t) != 1)

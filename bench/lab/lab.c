@@ -11,7 +11,6 @@
 #include "clock.h"
 #include "guestcmd.h"
 
-#define FLOOR_BYTES (64ULL << 20)
 #define MIB (1024ULL * 1024)
 
 struct run {
@@ -80,43 +79,6 @@ static enum verdict warm_up(struct run *run)
 				run->o->states[s], verdict_name(v), c.why);
 	}
 	return v;
-}
-
-static double json_number(json_t *j, const char *path)
-{
-	/* path like "jobs.0.write.bw_bytes" */
-	char buf[128], *tok, *save;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (tok = strtok_r(buf, ".", &save); tok && j; tok = strtok_r(NULL, ".", &save))
-		j = json_is_array(j) ? json_array_get(j, atoi(tok)) : json_object_get(j, tok);
-	return json_is_number(j) ? json_number_value(j) : -1;
-}
-
-/* Sequential direct writes on the same throttled disk: the physical floor. */
-static void measure_floor(struct run *run)
-{
-	char *out = NULL, *start;
-	json_error_t err;
-	json_t *j;
-
-	if (hx_run(&run->h, 300000, &out, "RUN " HX_FIO " --name=floor --filename="
-		   HX_DATA_MNT "/floor --rw=write --bs=1M --size=%llu --direct=1"
-		   " --ioengine=psync --thread --output-format=json && rm -f "
-		   HX_DATA_MNT "/floor && sync", FLOOR_BYTES))
-		return;
-	start = strchr(out, '{');
-	j = start ? json_loads(start, JSON_DISABLE_EOF_CHECK, &err) : NULL;
-	run->r->floor_bps = j ? json_number(j, "jobs.0.write.bw_bytes") : -1;
-	json_decref(j);
-	free(out);
-	if (run->r->floor_bps <= 0) {
-		fprintf(stderr, "%s: no bandwidth in fio's JSON output\n", cli_prog);
-		run->r->floor_bps = -1;
-		return;
-	}
-	hx_progress(&run->h, "floor: %.1f MiB/s sequential direct write (profile %s)",
-		    run->r->floor_bps / 1048576.0, run->o->hx.profile->name);
 }
 
 #define WL_DIR HX_DATA_MNT "/wl"
@@ -198,7 +160,7 @@ static enum verdict one_cycle(struct run *run, struct cycle_record *rec, int n)
 	if (rec->wb == WB_DEFAULT)
 		request_moment(run, rec, n);
 	counted = !lab_dev_before(&run->h, &q0);
-	hostload_start(&hl, run->h.vm.pid);
+	hostload_start(&hl, run->h.vm.pid, run->h.drive_on ? run->h.drive.pid : 0);
 	v = hx_drive_verdict(&run->h, cycle_run(&run->h.vm, rec->state, &to, &rec->c));
 	rec->c.verdict = v ? v : rec->c.verdict;
 	if (counted && !v)
@@ -349,7 +311,7 @@ int lab_run(const struct lab_opts *o, struct lab_result *r,
 	if (!boot(&run)) {
 		double t0 = mono_now();
 
-		measure_floor(&run);
+		r->floor_bps = lab_floor(&run.h);
 		r->time_floor_s = mono_now() - t0;
 	}
 	t_cycles = mono_now();

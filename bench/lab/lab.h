@@ -137,6 +137,10 @@ void lab_dev_after(struct hx *h, const struct dev_counts *q0, struct cycle_recor
  * threshold (hostwin.c). */
 void lab_host_windows(struct hostload *hl, struct cycle_record *rec);
 
+/* fio's sequential direct write bandwidth on the data disk, bytes/s, after
+ * a progress line; -1 after one line (floor.c). */
+double lab_floor(struct hx *h);
+
 /* Fills a record's figures from its cycle (derive.c). */
 void lab_derive(struct cycle_record *rec, double floor_bps);
 /* A record for a cycle that is about to run, with nothing measured. */

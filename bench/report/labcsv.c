@@ -28,6 +28,7 @@ static void csv_host(struct csv *c, const struct host_window *w)
 	csv_num(c, w->measured ? hostload_taken(w) : NAN);
 	csv_num(c, w->measured ? w->stopped_s : NAN);
 	csv_num(c, w->measured ? w->wait_s : NAN);
+	csv_num(c, w->measured && isfinite(w->others_cpu_s) ? w->others_cpu_s : NAN);
 }
 
 static int write_csv(FILE *f, const void *ctx)
@@ -47,7 +48,18 @@ static int write_csv(FILE *f, const void *ctx)
 		"dev_suspend_write_bytes", "dev_suspend_flush_requests",
 		"sync_predicted_s", "sync_over_predicted",
 		"host_suspend_taken_s", "host_suspend_qemu_stopped_s", "host_suspend_run_queue_wait_s",
+		"host_suspend_others_cpu_s",
 		"host_resume_taken_s", "host_resume_qemu_stopped_s", "host_resume_run_queue_wait_s",
+		"host_resume_others_cpu_s",
+		/* devcb.h's phases, in order */
+		"dev_suspend_prepare_slowest_device", "dev_suspend_prepare_slowest_s",
+		"dev_suspend_slowest_device", "dev_suspend_slowest_s",
+		"dev_suspend_late_slowest_device", "dev_suspend_late_slowest_s",
+		"dev_suspend_noirq_slowest_device", "dev_suspend_noirq_slowest_s",
+		"dev_resume_noirq_slowest_device", "dev_resume_noirq_slowest_s",
+		"dev_resume_early_slowest_device", "dev_resume_early_slowest_s",
+		"dev_resume_slowest_device", "dev_resume_slowest_s",
+		"dev_resume_complete_slowest_device", "dev_resume_complete_slowest_s",
 	};
 	const struct lab_view *v = ctx;
 	struct csv c;
@@ -91,6 +103,13 @@ static int write_csv(FILE *f, const void *ctx)
 		csv_num(&c, rec->sync_over_predicted);
 		csv_host(&c, &rec->host_suspend);
 		csv_host(&c, &rec->host_resume);
+		for (int p = 0; p < DEVCB__PHASES; p++) {
+			struct devcb_time t;
+			bool any = devcb_slowest(&rec->c, p, &t, 1) == 1;
+
+			csv_str(&c, any ? t.dev : "");
+			csv_num(&c, any ? t.s : NAN);
+		}
 		csv_end_row(&c);
 	}
 	return csv_finish(&c);

@@ -137,18 +137,61 @@ static json_t *j_host(const struct host_window *w)
 {
 	if (!w->measured)
 		return json_null();
-	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "wall", w->wall_s,
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:o, s:f, s:f}", "wall", w->wall_s,
 			 "taken", hostload_taken(w), "qemu_stopped", w->stopped_s,
 			 "harness_late", w->late_s, "run_queue_wait", w->wait_s,
-			 "qemu_cpu", w->cpu_s);
+			 "others_cpu", isfinite(w->others_cpu_s) ? json_real(w->others_cpu_s) : json_null(),
+			 "host_wait", hostload_host_wait(w), "qemu_cpu", w->cpu_s);
+}
+
+/* Per phase, the cycle's slowest devices and its callbacks never ended. */
+static json_t *j_devices(const struct cycle *c)
+{
+	json_t *slow = json_object(), *open = json_object();
+
+	for (int p = 0; slow && open && p < DEVCB__PHASES; p++) {
+		struct devcb_time t[DEVCB_TOP];
+		int n = devcb_slowest(c, p, t, DEVCB_TOP), u = devcb_unended(c, p);
+		json_t *a = json_array();
+
+		for (int i = 0; a && i < n; i++)
+			json_array_append_new(a, json_pack("{s:s, s:f}", "device", t[i].dev,
+							   "s", t[i].s));
+		if (n)
+			json_object_set_new(slow, devcb_phase_name(p), a);
+		else
+			json_decref(a);
+		if (u)
+			json_object_set_new(open, devcb_phase_name(p), json_integer(u));
+	}
+	return json_pack("{s:i, s:i, s:o, s:o}", "callbacks", c->cbs.n,
+			 "dropped", c->cbs.dropped, "slowest_s", slow, "unended", open);
+}
+
+static json_t *j_devsum(const struct devsum *d)
+{
+	json_t *o = json_object();
+
+	for (int p = 0; o && p < DEVCB__PHASES; p++) {
+		json_t *a = d->phase[p].n ? json_array() : NULL;
+
+		for (int i = 0; a && i < d->phase[p].n; i++)
+			json_array_append_new(a, json_pack("{s:s, s:o}", "device",
+							   d->phase[p].top[i].dev, "s",
+							   j_stats(&d->phase[p].top[i].s)));
+		if (a)
+			json_object_set_new(o, devcb_phase_name(p), a);
+	}
+	return o;
 }
 
 static json_t *j_cycle(const struct cycle_record *rec)
 {
 	const struct cycle *c = &rec->c;
 	bool skip = c->skip_events > 0;
+	json_t *o;
 
-	return json_pack("{s:o, s:i, s:s, s:s, s:o, s:I, s:i, s:s, s:o, s:i, s:o, s:o, s:o, s:o,"
+	o = json_pack("{s:o, s:i, s:s, s:s, s:o, s:I, s:i, s:s, s:o, s:i, s:o, s:o, s:o, s:o,"
 			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "state", j_str(rec->state),
 			 "sync", rec->sync,
@@ -179,11 +222,14 @@ static json_t *j_cycle(const struct cycle_record *rec)
 			 "device", j_device(rec),
 			 "host_s", json_pack("{s:o, s:o}", "suspend", j_host(&rec->host_suspend),
 					   "resume", j_host(&rec->host_resume)));
+	if (o)
+		json_object_set_new(o, "devices", j_devices(c));
+	return o;
 }
 
 static json_t *j_config(const struct lab_view *v, const struct lab_summary *cf)
 {
-	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o,"
+	json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:I, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o,"
 			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "state", cf->state,
 			 "sync", cf->sync,
@@ -207,6 +253,10 @@ static json_t *j_config(const struct lab_view *v, const struct lab_summary *cf)
 			 "sync_over_predicted", j_stats(&cf->sync_over_predicted),
 			 "host_taken_suspend_s", j_stats(&cf->host_suspend),
 			 "host_taken_resume_s", j_stats(&cf->host_resume));
+
+	if (o)
+		json_object_set_new(o, "slowest_devices_s", j_devsum(&cf->devs));
+	return o;
 }
 
 /* NULL on allocation failure; json_pack drops its "o" arguments then. */

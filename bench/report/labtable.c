@@ -140,7 +140,7 @@ static void table_device(FILE *f, const struct lab_view *v)
 static void table_host(FILE *f, const struct lab_view *v)
 {
 	fprintf(f, "\nthe host's share in ms, median/max over the OK cycles: QEMU stopped, the harness\n"
-		"late, QEMU's threads waiting for a CPU (HostStall past %.1f s and %.0f%% of a window)\n",
+		"late, QEMU's threads waiting for a CPU other tasks used (HostStall past %.1f s and %.0f%% of a window)\n",
 		HOSTLOAD_STALL_MIN_S, HOSTLOAD_STALL_FRAC * 100);
 	fprintf(f, "%-6s %-4s %-10s %-7s %9s %17s %17s %11s\n", "state", "sync", "workload", "wb",
 		"size_MiB", "suspend", "resume", "resume_ms");

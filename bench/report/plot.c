@@ -1,4 +1,8 @@
-/* The lab's plot: suspend and resume latency against dirty page cache. */
+/*
+ * The lab's plot: report_plot() picks the chart (plotchoose.h) and runs
+ * gnuplot for either; the chart drawn here is suspend and resume latency
+ * against dirty page cache.
+ */
 #define _GNU_SOURCE
 #include "report.h"
 
@@ -13,10 +17,8 @@
 #include <unistd.h>
 
 #include "cliopt.h"
-#include "outfile.h"
-
-#define MIB 1048576.0
-#define LOG_SPAN 20.0	/* medians this far apart: a log y axis */
+#include "plotchoose.h"
+#include "plotint.h"
 
 /* One line of the plot: a (state, sync, workload, writeback) over
  * ascending sizes. */
@@ -36,7 +38,6 @@ struct plot {
 	int n_lines;
 	double xmax, ymin[2], ymax[2];	/* [0] suspend, [1] resume */
 	bool many;			/* several workloads or modes: name them */
-	char dir[256], data[300], script[300];
 };
 
 static const struct stats *metric(const struct lab_summary *cf, int which)
@@ -99,8 +100,7 @@ static void plot_collect(struct plot *pl, const struct lab_view *v)
 	}
 }
 
-/* A gnuplot double-quoted string: \n breaks the line, \ and " escaped. */
-static void gp_str(FILE *f, const char *s)
+void gp_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s && *s; s++) {
@@ -117,10 +117,11 @@ static void gp_str(FILE *f, const char *s)
 }
 
 /* Data blocks, "index 2*i + w": MiB median min max p95 (seconds) */
-static int plot_data(FILE *f, const void *ctx)
+static int plot_data(FILE *f, const struct plot_job *j, const void *ctx)
 {
 	const struct plot *pl = ctx;
 
+	(void)j;
 	for (int i = 0; i < pl->n_lines; i++)
 		for (int w = 0; w < 2; w++) {
 			const struct series *l = &pl->line[i];
@@ -176,98 +177,81 @@ static void panel(FILE *f, const struct plot *pl, int w)
 	fputc('\n', f);
 }
 
-struct script_ctx {
-	const struct plot *pl;
-	const char *out;
-	bool svg;
-	const struct lab_view *v;
-};
-
-static int plot_script(FILE *f, const void *ctx)
+void plot_begin(FILE *f, const struct plot_job *j, int png_w, int png_h, int rows, int cols,
+		const char *what)
 {
-	const struct script_ctx *c = ctx;
-	const struct lab_result *r = c->v->r;
-	const struct lab_opts *o = c->v->o;
-	char lim[96], title[512];
+	const struct lab_result *r = j->v->r;
+	const struct lab_opts *o = j->v->o;
+	char lim[96], title[768];
+	int len;
 
 	report_profile_limits(lim, sizeof(lim), o->hx.profile);
-	snprintf(title, sizeof(title), "kernel %s, profile %s (%s), firmware %s, %s, %s",
-		 r->kernel_release[0] ? r->kernel_release : "unknown",
-		 o->hx.profile ? o->hx.profile->name : "unknown", lim,
-		 report_firmware_name(o->hx.firmware), r->accel ? r->accel : o->hx.accel,
-		 r->date);
+	len = snprintf(title, sizeof(title), "kernel %s, profile %s (%s), firmware %s, %s, %s",
+		       r->kernel_release[0] ? r->kernel_release : "unknown",
+		       o->hx.profile ? o->hx.profile->name : "unknown", lim,
+		       report_firmware_name(o->hx.firmware), report_accel(j->v), r->date);
+	if (what && len >= 0 && (size_t)len < sizeof(title))
+		snprintf(title + len, sizeof(title) - len, "\n%s", what);
 	/* noenhanced: kernel releases are full of '_' and '^' is possible */
-	if (c->svg)
-		fputs("set terminal svg size 960,1000 dynamic noenhanced"
-		      " font 'sans,12' background rgb 'white'\n", f);
+	if (j->svg)
+		fprintf(f, "set terminal svg size %d,%d dynamic noenhanced"
+			" font 'sans,12' background rgb 'white'\n", png_w * 4 / 5, png_h * 4 / 5);
 	else
-		fputs("set terminal pngcairo size 1200,1250 noenhanced font 'sans,11'\n", f);
+		fprintf(f, "set terminal pngcairo size %d,%d noenhanced font 'sans,11'\n",
+			png_w, png_h);
 	fputs("set output ", f);
-	gp_str(f, c->out);
+	gp_str(f, j->out);
 	fputs("\nD = ", f);
-	gp_str(f, c->pl->data);
-	fputs("\nset multiplot layout 2,1 title ", f);
+	gp_str(f, j->data);
+	fprintf(f, "\nset multiplot layout %d,%d title ", rows, cols);
 	gp_str(f, title);
-	fputs("\nset xlabel 'bytes the workload wrote before the request (MiB)'\n"
+	fputc('\n', f);
+}
+
+static int plot_script(FILE *f, const struct plot_job *j, const void *ctx)
+{
+	const struct plot *pl = ctx;
+
+	plot_begin(f, j, 1200, 1250, 2, 1, NULL);
+	fputs("set xlabel 'bytes the workload wrote before the request (MiB)'\n"
 	      "set key top left box opaque\nset grid\n", f);
 	/* fixed ranges: gnuplot warns about empty autoscaled ones */
-	fprintf(f, "set xrange [0:%.9g]\n", c->pl->xmax > 0 ? c->pl->xmax * 1.08 : 1);
-	if (!c->pl->n_lines) {
+	fprintf(f, "set xrange [0:%.9g]\n", pl->xmax > 0 ? pl->xmax * 1.08 : 1);
+	if (!pl->n_lines) {
 		fputs("unset key\nset label 1 'no successful cycle to plot'"
 		      " at graph 0.5,0.5 center\nset yrange [0:1]\nplot NaN notitle\n"
 		      "plot NaN notitle\n", f);
 	} else {
-		panel(f, c->pl, 0);
-		panel(f, c->pl, 1);
+		panel(f, pl, 0);
+		panel(f, pl, 1);
 	}
 	fputs("unset multiplot\n", f);
 	return ferror(f) ? -1 : 0;
 }
 
-static int write_plain(const char *path, outfile_fn fn, const void *ctx)
+int plot_by_size(struct plot_job *j)
+{
+	struct plot pl;
+
+	memset(&pl, 0, sizeof(pl));
+	pl.many = j->v->o->n_workloads > 1 || j->v->o->n_wbs > 1;
+	plot_collect(&pl, j->v);
+	return plot_render(j, plot_data, plot_script, &pl);
+}
+
+static int write_plain(const char *path, plot_fn fn, const struct plot_job *j, const void *ctx)
 {
 	FILE *f = fopen(path, "we");
 	int rc;
 
 	if (!f)
 		return -1;
-	rc = fn(f, ctx);
+	rc = fn(f, j, ctx);
 	return fclose(f) || rc ? -1 : 0;
 }
 
-static int plot_files(struct plot *pl, const struct script_ctx *sc)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(pl->dir, sizeof(pl->dir), "%s/slab-plot.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(pl->dir)) {
-		fprintf(stderr, "%s: plot: cannot make %s: %s\n", cli_prog, pl->dir,
-			strerror(errno));
-		pl->dir[0] = '\0';
-		return -1;
-	}
-	snprintf(pl->data, sizeof(pl->data), "%s/latency.dat", pl->dir);
-	snprintf(pl->script, sizeof(pl->script), "%s/latency.gp", pl->dir);
-	if (write_plain(pl->data, plot_data, pl) || write_plain(pl->script, plot_script, sc)) {
-		fprintf(stderr, "%s: plot: cannot write the gnuplot input in %s\n",
-			cli_prog, pl->dir);
-		return -1;
-	}
-	return 0;
-}
-
-static void plot_cleanup(struct plot *pl)
-{
-	if (!pl->dir[0])
-		return;
-	unlink(pl->data);
-	unlink(pl->script);
-	rmdir(pl->dir);
-}
-
 /* $GNUPLOT names another binary; the tests use it to fake a missing one. */
-static int plot_run(const struct plot *pl, const char *out)
+static int plot_run(const struct plot_job *j)
 {
 	const char *gp = getenv("GNUPLOT");
 	posix_spawn_file_actions_t fa;
@@ -279,7 +263,7 @@ static int plot_run(const struct plot *pl, const char *out)
 	if (!gp || !*gp)
 		gp = "gnuplot";
 	argv[0] = (char *)gp;
-	argv[1] = (char *)pl->script;
+	argv[1] = (char *)j->script;
 	argv[2] = NULL;
 	/* gnuplot reads the script file; a terminal on stdin must not matter */
 	posix_spawn_file_actions_init(&fa);
@@ -300,11 +284,57 @@ static int plot_run(const struct plot *pl, const char *out)
 			fprintf(stderr, "%s: plot: lost %s\n", cli_prog, gp);
 			return -1;
 		}
-	if (WIFEXITED(status) && !WEXITSTATUS(status) && !stat(out, &st) && st.st_size > 0)
+	if (WIFEXITED(status) && !WEXITSTATUS(status) && !stat(j->out, &st) && st.st_size > 0)
 		return 0;
 	fprintf(stderr, "%s: plot: %s did not render %s (wait status %#x)\n",
-		cli_prog, gp, out, status);
+		cli_prog, gp, j->out, status);
 	return -1;
+}
+
+int plot_render(struct plot_job *j, plot_fn data, plot_fn script, const void *ctx)
+{
+	const char *tmp = getenv("TMPDIR");
+	int rc = -1;
+
+	snprintf(j->dir, sizeof(j->dir), "%s/slab-plot.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(j->dir)) {
+		fprintf(stderr, "%s: plot: cannot make %s: %s\n", cli_prog, j->dir,
+			strerror(errno));
+		return -1;
+	}
+	snprintf(j->data, sizeof(j->data), "%s/latency.dat", j->dir);
+	snprintf(j->script, sizeof(j->script), "%s/latency.gp", j->dir);
+	if (write_plain(j->data, data, j, ctx) || write_plain(j->script, script, j, ctx))
+		fprintf(stderr, "%s: plot: cannot write the gnuplot input in %s\n",
+			cli_prog, j->dir);
+	else
+		rc = plot_run(j);
+	unlink(j->data);
+	unlink(j->script);
+	rmdir(j->dir);
+	return rc;
+}
+
+enum plot_kind plot_choose(const struct lab_config *cf, int n)
+{
+	for (int i = 1; i < n; i++)
+		if (cf[i].dirty != cf[0].dirty)
+			return PLOT_BY_SIZE;
+	return n > 0 ? PLOT_GROUPED : PLOT_BY_SIZE;
+}
+
+static enum plot_kind view_kind(const struct lab_view *v)
+{
+	struct lab_config *cf = calloc(v->n_sum > 0 ? v->n_sum : 1, sizeof(*cf));
+	enum plot_kind kind;
+
+	if (!cf)	/* the size chart draws any sweep, if less well */
+		return PLOT_BY_SIZE;
+	for (int k = 0; k < v->n_sum; k++)
+		cf[k] = v->sum[k].cf;
+	kind = plot_choose(cf, v->n_sum);
+	free(cf);
+	return kind;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -316,28 +346,21 @@ static bool ends_with(const char *s, const char *suffix)
 
 int report_plot(const char *path, const struct lab_view *v)
 {
-	struct plot pl;
 	char tmp[1100];
-	struct script_ctx sc = { &pl, tmp, ends_with(path, ".svg"), v };
+	struct plot_job j = { .v = v, .out = tmp, .svg = ends_with(path, ".svg") };
 	int rc;
 
-	if (!sc.svg && !ends_with(path, ".png")) {
+	if (!j.svg && !ends_with(path, ".png")) {
 		fprintf(stderr, "%s: plot: %s: name it *.svg or *.png\n", cli_prog, path);
 		return -1;
 	}
 	/* gnuplot renders beside the name; the rename keeps an earlier plot
 	 * until this one is whole (the suffix tells gnuplot the format) */
-	snprintf(tmp, sizeof(tmp), "%s.tmp%s", path, sc.svg ? ".svg" : ".png");
-	memset(&pl, 0, sizeof(pl));
-	pl.many = v->o->n_workloads > 1 || v->o->n_wbs > 1;
-	plot_collect(&pl, v);
-	rc = plot_files(&pl, &sc);
-	if (!rc)
-		rc = plot_run(&pl, tmp);
+	snprintf(tmp, sizeof(tmp), "%s.tmp%s", path, j.svg ? ".svg" : ".png");
+	rc = view_kind(v) == PLOT_GROUPED ? plot_grouped(&j) : plot_by_size(&j);
 	if (!rc && rename(tmp, path))
 		rc = -1;
 	if (rc)
 		unlink(tmp);
-	plot_cleanup(&pl);
 	return rc;
 }

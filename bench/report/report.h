@@ -39,13 +39,23 @@ int report_json(const char *path, const struct lab_view *v);
 int report_csv(const char *path, const struct lab_view *v);
 
 /*
- * Suspend and resume latency (median line, min-max bars, p95 marks)
- * against dirty MiB, one line per sync x state, by gnuplot (or $GNUPLOT):
- * SVG for *.svg, PNG for *.png.  The y axis is logarithmic when the
- * medians span more than a factor of 20.  -1 after one line on stderr,
- * also when gnuplot is missing.
+ * Suspend and resume latency by gnuplot (or $GNUPLOT): SVG for *.svg, PNG
+ * for *.png.  The chart follows the sweep (plot_choose(), plotchoose.h):
+ * over more than one dirty size, latency against dirty MiB (median line,
+ * min-max bars, p95 marks), a line per state x sync x workload x
+ * writeback; at one size, bars grouped by workload (median bar, whisker
+ * to the max, p95 diamond), one per state x sync, a panel per writeback
+ * mode.  A panel's y axis is logarithmic when its values span more than a
+ * factor of 20.  -1 after one line on stderr, also when gnuplot is missing.
  */
 int report_plot(const char *path, const struct lab_view *v);
+
+/*
+ * One self-contained page: the text report, what the sync costs, the
+ * slowest devices, the chart in svg (a file to inline; NULL: none) and
+ * every cycle's timelines to scale.  0, or -1 after one line.
+ */
+int report_html(const char *path, const struct lab_view *v, const char *svg);
 
 /* Shared by the writers. */
 const char *report_firmware_name(enum vm_firmware fw);

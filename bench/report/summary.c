@@ -53,6 +53,22 @@ double lab_span(const struct cycle_record *r, int k)
 	return k >= 0 && k < LAB_SPANS ? v[k] : NAN;
 }
 
+/* The configuration's OK cycles' device callbacks (devsum.h). */
+static int devs_of(const struct lab_result *r, struct lab_summary *cf)
+{
+	const struct cycle_record **ok = malloc((r->n ? r->n : 1) * sizeof(*ok));
+	int n = 0, rc;
+
+	if (!ok)
+		return -1;
+	for (int i = 0; i < r->n; i++)
+		if (same_config(cf, &r->rec[i]) && r->rec[i].c.verdict == VERDICT_OK)
+			ok[n++] = &r->rec[i];
+	rc = devsum_compute(ok, n, &cf->devs);
+	free(ok);
+	return rc;
+}
+
 static void stat_of(const struct lab_result *r, const struct lab_summary *cf,
 		    metric_fn fn, double *buf, struct stats *s)
 {
@@ -68,6 +84,7 @@ int lab_summarise(const struct lab_opts *o, const struct lab_result *r,
 	int n = lab_n_configs(o);
 	struct lab_summary *sum = calloc(n ? n : 1, sizeof(*sum));
 	double *buf = malloc((r->n ? r->n : 1) * sizeof(*buf));
+	bool oom = false;
 
 	if (!sum || !buf) {
 		free(sum);
@@ -106,8 +123,13 @@ int lab_summarise(const struct lab_opts *o, const struct lab_result *r,
 					 lab_span(&r->rec[i], k) : NAN;
 			stats_compute(buf, r->n, &cf->span[k]);
 		}
+		oom |= devs_of(r, cf) != 0;
 	}
 	free(buf);
+	if (oom) {
+		free(sum);
+		return -1;
+	}
 	*out = sum;
 	return n;
 }

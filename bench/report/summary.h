@@ -5,6 +5,7 @@
 #ifndef SLAB_SUMMARY_H
 #define SLAB_SUMMARY_H
 
+#include "devsum.h"
 #include "lab.h"
 #include "powercut.h"
 #include "stats.h"
@@ -28,6 +29,7 @@ struct lab_summary {
 	struct stats sync_writes, sync_bytes, sync_flushes, sync_predicted, sync_over_predicted;
 	/* what the host took from QEMU (hostload.h) in each window */
 	struct stats host_suspend, host_resume;
+	struct devsum devs;		/* the slowest devices per phase */
 };
 
 /* One per configuration, in lab_config_at()'s order; the caller frees

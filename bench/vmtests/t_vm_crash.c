@@ -25,6 +25,7 @@
 #include "cleanup.h"
 #include "crash.h"
 #include "tap.h"
+#include "vmcrash.h"
 
 static const struct cs_cycle *cycle_of(const struct cs_run *run, int sync)
 {
@@ -37,31 +38,17 @@ static const struct cs_cycle *cycle_of(const struct cs_run *run, int sync)
 static void sync_on(const struct cs_run *run)
 {
 	const struct cs_cycle *c = cycle_of(run, 1);
-	int after = 0, zero = 0, clean = 0, n = 0;
+	struct vmcrash_tally t;
 
 	if (!tap_ok(c && c->sync_last_flush > c->m.request, "sync=1: the sync flushed (last"
 		    " flush at %d, request at %d)", c ? c->sync_last_flush : -1,
 		    c ? c->m.request : -1))
 		return;
-	for (int i = 0; i < run->n; i++) {
-		const struct cs_result *r = &run->res[i];
-
-		if (r->sync != 1 || r->kind == CS_DROP || !r->judged)
-			continue;
-		n++;
-		clean += r->mounted && r->fs_clean;
-		if (r->pos >= c->sync_last_flush) {
-			after++;
-			zero += r->lost_bytes == 0;
-			if (r->lost_bytes)
-				tap_diag("%s lost %llu bytes", r->name,
-					 (unsigned long long)r->lost_bytes);
-		}
-	}
-	tap_ok(after > 0 && zero == after, "sync=1: %d of %d states from the sync's last flush"
-	       " (%d) to the suspend lose 0 bytes", zero, after, c->sync_last_flush);
-	tap_ok(n > 0 && clean == n, "sync=1: e2fsck -fn clean after journal replay in %d of %d"
-	       " states", clean, n);
+	vmcrash_tally(run, c, 1, "sync=1", &t);
+	tap_ok(t.after > 0 && t.zero == t.after, "sync=1: %d of %d states from the sync's last flush"
+	       " (%d) to the suspend lose 0 bytes", t.zero, t.after, c->sync_last_flush);
+	tap_ok(t.n > 0 && t.clean == t.n, "sync=1: e2fsck -fn clean after journal replay in %d of %d"
+	       " states", t.clean, t.n);
 }
 
 static void sync_off(const struct cs_run *run)

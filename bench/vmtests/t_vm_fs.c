@@ -29,6 +29,7 @@
 #include "lab.h"
 #include "powercut.h"
 #include "tap.h"
+#include "vmcrash.h"
 #include "vmtest.h"
 
 static char dir[] = "/tmp/t_vm_fs.XXXXXX";
@@ -120,32 +121,23 @@ static void cuts(const struct fs_kind *k, int *idx)
 static void judged(const struct fs_kind *k, const struct cs_run *run)
 {
 	const struct cs_cycle *c = &run->cy[0];
-	int after = 0, zero = 0, clean = 0, n = 0, drops = 0, caught = 0;
+	struct vmcrash_tally t;
+	int drops = 0, caught = 0;
 
 	for (int i = 0; i < run->n; i++) {
 		const struct cs_result *r = &run->res[i];
 
-		if (r->kind == CS_DROP) {
-			drops++;
-			caught += r->judged && (!r->fsync_intact || !r->mounted || !r->fs_clean);
+		if (r->kind != CS_DROP)
 			continue;
-		}
-		if (!r->judged)
-			continue;
-		n++;
-		clean += r->mounted && r->fs_clean;
-		if (r->pos >= c->sync_last_flush) {
-			after++;
-			zero += r->lost_bytes == 0;
-			if (r->lost_bytes)
-				tap_diag("%s: %s lost %llu bytes", k->name, r->name,
-					 (unsigned long long)r->lost_bytes);
-		}
+		drops++;
+		caught += r->judged && (!r->fsync_intact || !r->mounted || !r->fs_clean);
 	}
-	tap_ok(c->sync_last_flush > c->m.request && after > 0 && zero == after,
-	       "%s crash states: %d of %d from the sync's last flush (%d) on lose 0 bytes", k->name, zero, after, c->sync_last_flush);
-	tap_ok(n > 0 && clean == n, "%s crash states: mounted and %s clean in %d of %d",
-	       k->name, k->checker, clean, n);
+	vmcrash_tally(run, c, 1, k->name, &t);
+	tap_ok(c->sync_last_flush > c->m.request && t.after > 0 && t.zero == t.after,
+	       "%s crash states: %d of %d from the sync's last flush (%d) on lose 0 bytes",
+	       k->name, t.zero, t.after, c->sync_last_flush);
+	tap_ok(t.n > 0 && t.clean == t.n, "%s crash states: mounted and %s clean in %d of %d",
+	       k->name, k->checker, t.clean, t.n);
 	/* a dropped flush shows only where nothing later rewrote what it
 	 * dropped: f2fs masks some of its own */
 	tap_ok(drops > 0 && caught >= 1,

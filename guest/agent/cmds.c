@@ -75,7 +75,7 @@ void cmd_suspend(const char *arg)
 	sendf("RESUMED %s ret_mono_ns=%lld rc=%d", t1, ret, rc);
 
 	send_file("TRACE", TRACE_DIR "/trace",
-		  "suspend_resume:|suspend_page_cache:");
+		  "suspend_resume:|suspend_page_cache:|device_pm_callback_");
 	while (kfd >= 0) {
 		n = read(kfd, rec, sizeof(rec) - 1);
 		if (n < 0 && errno == EPIPE)

@@ -20,7 +20,7 @@ static int requests;
 static double suspend_at;	/* pending suspend (stall-ms); 0: none */
 static bool mem_state;
 static int resume_delay_ms;
-static double suspended_mono;
+static double suspended_mono, request_mono;
 
 static double now(void)
 {
@@ -198,6 +198,38 @@ static void suspend_now(void)
 		fk_serial("[    5.1] PM: suspend-to-idle\n");
 }
 
+/* scenario "devices": the kernel's phases and device callbacks, as a
+ * 6.1 guest traces them, at fixed fractions of the suspend and resume */
+#define CB "TRACE kworker/u4:1-45 [001] ..... %.6f: device_pm_callback_"
+static void trace_devices(double woke)
+{
+	double r = request_mono, d = suspended_mono - request_mono;
+
+	if (fk.knob) {	/* the kernel syncs */
+		say("TRACE sh-80 [000] ..... %.6f: suspend_resume: sync_filesystems[0] begin",
+		    r + 0.05 * d);
+		say("TRACE sh-80 [000] ..... %.6f: suspend_resume: sync_filesystems[0] end",
+		    r + 0.45 * d);
+	}
+	say("TRACE sh-80 [000] ..... %.6f: suspend_resume: freeze_processes[0] begin", r + 0.5 * d);
+	say("TRACE sh-80 [000] ..... %.6f: suspend_resume: freeze_processes[0] end", r + 0.6 * d);
+	say("TRACE sh-80 [000] ..... %.6f: suspend_resume: dpm_suspend[2] begin", r + 0.65 * d);
+	say(CB "start: virtio_blk virtio1, parent: 0000:00:04.0, bus[suspend]", r + 0.66 * d);
+	say(CB "start: e1000 0000:00:03.0, parent: pci0000:00, bus[suspend]", r + 0.70 * d);
+	say(CB "end: e1000 0000:00:03.0, err=0", r + 0.72 * d);
+	say(CB "end: virtio_blk virtio1, err=0", r + 0.80 * d);
+	say("TRACE sh-80 [000] ..... %.6f: suspend_resume: dpm_suspend[2] end", r + 0.85 * d);
+	say("TRACE sh-80 [000] ..... %.6f: suspend_resume: dpm_suspend_noirq[2] begin", r + 0.86 * d);
+	say(CB "start: pci 0000:00:01.0, parent: pci0000:00, noirq bus[suspend]", r + 0.87 * d);
+	say(CB "end: pci 0000:00:01.0, err=0", r + 0.90 * d);
+	say("TRACE sh-80 [000] ..... %.6f: suspend_resume: dpm_suspend_noirq[2] end", r + 0.95 * d);
+	say("TRACE sh-80 [000] ..... %.6f: suspend_resume: dpm_resume[16] begin", woke + 0.002);
+	say(CB "start: virtio_blk virtio1, parent: 0000:00:04.0, bus[resume]", woke + 0.003);
+	say(CB "start: serio serio0, parent: i8042, bus[resume]", woke + 0.004);
+	say(CB "end: virtio_blk virtio1, err=0", woke + 0.012);
+	say("TRACE sh-80 [000] ..... %.6f: suspend_resume: dpm_resume[16] end", woke + 0.015);
+}
+
 void fk_wake(void)
 {
 	double woke_mono = now();
@@ -222,6 +254,8 @@ void fk_wake(void)
 	    woke_mono + 0.0005);
 	say("TRACE agent-1 [000] ..... %.6f: suspend_resume: thaw_processes[0] end",
 	    woke_mono + 0.001);
+	if (fk_has("devices"))
+		trace_devices(woke_mono);
 	say("DONE status=0");
 }
 
@@ -237,6 +271,9 @@ static void suspend(const char *arg)
 		return;
 	}
 	mem_state = !strcmp(state, "mem");
+	request_mono = now();
+	if (fk_has("devices"))
+		resume_delay_ms = resume_delay_ms > 20 ? resume_delay_ms : 20;
 	clocks(t, sizeof(t));
 	if (fk_has("missing-keys"))
 		say("REQUEST %s writeback_kb=0 state=%s", t, state);
