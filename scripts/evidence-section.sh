@@ -99,6 +99,7 @@ j=$out/emmc/latency.json
 			  + "\n  per-CPU counters (up to \(.max_slack_kb) kB) in"
 			  + " \(.loss_within_figure_and_slack)."' "$out/${r#*:}/powercut.json"
 	done
+	[ -n "${EVIDENCE_FS:-}" ] && "$top/scripts/evidence-fs.sh" "$out" $EVIDENCE_FS
 	echo
 	echo "Plot: docs/evidence-$KVER-latency-emmc.svg.  Regenerate: make evidence"
 	echo "KVER=$KVER (${EVIDENCE_MIN:-?} min here)."

@@ -10,6 +10,9 @@
 #   EVIDENCE_CYCLES (default 3), EVIDENCE_CUTS (default 10) size the run;
 #   EVIDENCE_WB_CYCLES (default 3) the cycles per workload and setting in
 #   the kernel's default writeback, EVIDENCE_SD_CUTS (default 3) the sd cuts.
+#   EVIDENCE_FS (default "xfs btrfs f2fs"; ext4 is the rest) the other
+#   filesystems, EVIDENCE_FS_CYCLES (default 1) their cycles per workload
+#   and setting, EVIDENCE_FS_CUTS (default 1) their cuts per setting.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$1 initrd=$2 tools=$3
@@ -18,6 +21,9 @@ cycles=${EVIDENCE_CYCLES:-3}
 cuts=${EVIDENCE_CUTS:-10}
 wbcycles=${EVIDENCE_WB_CYCLES:-3}
 sdcuts=${EVIDENCE_SD_CUTS:-3}
+fss=${EVIDENCE_FS-xfs btrfs f2fs}
+fscycles=${EVIDENCE_FS_CYCLES:-1}
+fscuts=${EVIDENCE_FS_CUTS:-1}
 README_KVER=6.1	# the tree whose evidence the README shows
 out=$top/results/evidence-$KVER
 profiles="nvme sata hdd emmc sd"
@@ -64,11 +70,30 @@ echo "evidence: $cuts power cuts per setting" >&2
 	--tools-disk "$tools" --out "$out/powercut-sd" --cycles "$sdcuts" --cut suspended \
 	--profile sd --size 8M --quiet >/dev/null || true
 
-# 4. the section
-KVER=$KVER EVIDENCE_MIN=$(( ($(date +%s) - start) / 60 )) \
+# 4. the other filesystems, smaller: the default-writeback sweep on emmc
+# and sd, cuts while suspended on emmc, the crash states of one sync=1 cycle
+for fs in $fss; do
+	for p in emmc sd; do
+		echo "evidence: $fs, default writeback, every workload, profile $p" >&2
+		lab "$out/fs-$fs-$p" --fs "$fs" --state mem --sync both --workload all \
+			--writeback default --dirty 64M --cycles "$fscycles" --profile "$p"
+	done
+	echo "evidence: $fs, $fscuts power cuts per setting while suspended" >&2
+	"$top/bench/obj/power-cut" --kernel "$kernel" --initrd "$initrd" \
+		--tools-disk "$tools" --out "$out/pc-$fs" --fs "$fs" --cycles "$fscuts" \
+		--cut suspended --size 8M --quiet >/dev/null || true
+	echo "evidence: $fs, the crash states of one sync=1 cycle" >&2
+	"$top/bench/obj/crash-states" all --kernel "$kernel" --initrd "$initrd" \
+		--tools-disk "$tools" --out "$out/cs-$fs" --fs "$fs" --sync 1 --cycles 1 \
+		--prefixes 4 --gap-states 2 --per-boot 24 --quiet >/dev/null || true
+	rm -rf "$out/cs-$fs/crash-rec"	# the images: the report is what stays
+done
+
+# 5. the section
+KVER=$KVER EVIDENCE_MIN=$(( ($(date +%s) - start) / 60 )) EVIDENCE_FS="$fss" \
 	"$top/scripts/evidence-section.sh" "$out" "$cycles" "$cuts" "$wbcycles" "$sdcuts" > "$out/EVIDENCE.txt"
 
-# 5. into the tree's cover letter and, for the default tree, the README
+# 6. into the tree's cover letter and, for the default tree, the README
 targets="$top/patches/$KVER/suspend-sync/0000-cover-letter.patch"
 [ "$KVER" = "$README_KVER" ] && targets="$targets $top/README.md"
 for f in $targets; do

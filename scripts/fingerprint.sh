@@ -12,7 +12,8 @@ KVER=${KVER:-6.1}
 		bench/powercut bench/report bench/cli bench/Makefile proto \
 		guest/agent guest/init guest/kernel.config guest/mkinitramfs.sh \
 		guest/mktools.sh guest/workloads bench/nbdkit scripts/evidence.sh \
-		scripts/evidence-section.sh scripts/evidence-workloads.jq
+		scripts/evidence-section.sh scripts/evidence-workloads.jq scripts/evidence-fs.sh \
+		bench/crash
 } | grep -v '/t_[^/]*$' | LC_ALL=C sort -u | while read -r f; do
 	[ -f "$f" ] || continue
 	case $f in
