@@ -99,7 +99,13 @@ j=$out/emmc/latency.json
 			  + "\n  per-CPU counters (up to \(.max_slack_kb) kB) in"
 			  + " \(.loss_within_figure_and_slack)."' "$out/${r#*:}/powercut.json"
 	done
-	[ -n "${EVIDENCE_FS:-}" ] && "$top/scripts/evidence-fs.sh" "$out" $EVIDENCE_FS
+	if [ -n "${EVIDENCE_FS:-}" ]; then
+		"$top/scripts/evidence-fs.sh" "$out" $EVIDENCE_FS
+	else
+		echo
+		echo "The other filesystems (xfs, btrfs, f2fs) were not measured on this"
+		echo "tree (EVIDENCE_FS empty); the 6.1 evidence has them."
+	fi
 	echo
 	echo "Plot: docs/evidence-$KVER-latency-emmc.svg.  Regenerate: make evidence"
 	echo "KVER=$KVER (${EVIDENCE_MIN:-?} min here)."
