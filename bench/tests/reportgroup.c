@@ -1,4 +1,5 @@
 #include "reportgroup.h"
+#include "reportrun.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -6,11 +7,6 @@
 #define MIB (1024ULL * 1024)
 #define CYCLES 3
 #define MAX_RECS (LAB_MAX_STATES * LAB_MAX_SYNC * LAB_MAX_WORKLOADS * LAB_MAX_WB * CYCLES)
-
-static const struct disk_profile profile = {
-	.name = "emmc", .what = "test profile", .write_bps = 20 * MIB,
-	.write_iops = 2000, .flush_ms = 10, .volatile_cache = true,
-};
 
 /* Held: the sync writes all 64 MiB at 20 MiB/s; default: part of it is
  * already written back.  fsync-log keeps little dirty. */
@@ -58,20 +54,7 @@ void reportgroup_make(struct lab_opts *o, struct lab_result *r, int n_states)
 	o->wbs[0] = WB_HELD;
 	o->wbs[1] = WB_DEFAULT;
 	o->n_wbs = 2;
-	o->hx.firmware = VM_FW_BIOS;
-	o->hx.profile = &profile;
-	o->hx.accel = "tcg";
-	o->mem_mb = 2048;
-
-	memset(r, 0, sizeof(*r));
-	snprintf(r->kernel_release, sizeof(r->kernel_release), "6.1.0-slab_test");
-	snprintf(r->qemu_version, sizeof(r->qemu_version), "7.2.0");
-	snprintf(r->knob, sizeof(r->knob), "suspend_sync");
-	snprintf(r->date, sizeof(r->date), "2024-01-02T03:04:05Z");
-	r->accel = "tcg";
-	r->boot_s = 3.5;
-	r->mem_mib = 2048;
-	r->floor_bps = 19.5 * MIB;
+	reportrun_provenance(o, r);
 	memset(rec, 0, sizeof(rec));
 	for (int k = 0; k < lab_n_configs(o); k++) {
 		struct lab_config cf;

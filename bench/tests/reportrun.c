@@ -66,6 +66,24 @@ static void fill_failed(struct cycle_record *rec)
 	lab_derive(rec, 19.5 * MIB);
 }
 
+void reportrun_provenance(struct lab_opts *o, struct lab_result *r)
+{
+	o->hx.firmware = VM_FW_BIOS;
+	o->hx.profile = &profile;
+	o->hx.accel = "tcg";
+	o->mem_mb = 2048;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->kernel_release, sizeof(r->kernel_release), "6.1.0-slab_test");
+	snprintf(r->qemu_version, sizeof(r->qemu_version), "7.2.0");
+	snprintf(r->knob, sizeof(r->knob), "suspend_sync");
+	snprintf(r->date, sizeof(r->date), "2024-01-02T03:04:05Z");
+	r->accel = "tcg";
+	r->boot_s = 3.5;
+	r->mem_mib = 2048;
+	r->floor_bps = 19.5 * MIB;
+}
+
 /* mem x {off, on} x {8, 64} MiB x 2 cycles; the last on/64M cycle fails. */
 void reportrun_make(struct lab_opts *o, struct lab_result *r, int *failed)
 {
@@ -87,20 +105,7 @@ void reportrun_make(struct lab_opts *o, struct lab_result *r, int *failed)
 	o->n_workloads = 1;
 	o->wbs[0] = WB_HELD;
 	o->n_wbs = 1;
-	o->hx.firmware = VM_FW_BIOS;
-	o->hx.profile = &profile;
-	o->hx.accel = "tcg";
-	o->mem_mb = 2048;
-
-	memset(r, 0, sizeof(*r));
-	snprintf(r->kernel_release, sizeof(r->kernel_release), "6.1.0-slab_test");
-	snprintf(r->qemu_version, sizeof(r->qemu_version), "7.2.0");
-	snprintf(r->knob, sizeof(r->knob), "suspend_sync");
-	snprintf(r->date, sizeof(r->date), "2024-01-02T03:04:05Z");
-	r->accel = "tcg";
-	r->boot_s = 3.5;
-	r->mem_mib = 2048;
-	r->floor_bps = 19.5 * MIB;
+	reportrun_provenance(o, r);
 	memset(rec, 0, sizeof(rec));
 	for (int y = 0; y < o->n_syncs; y++)
 	for (int d = 0; d < o->n_dirty; d++)

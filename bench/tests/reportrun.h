@@ -11,4 +11,7 @@
 /* Fills o and r (records in static storage); *failed = the failed index. */
 void reportrun_make(struct lab_opts *o, struct lab_result *r, int *failed);
 
+/* The synthetic runs' firmware, profile, memory and provenance. */
+void reportrun_provenance(struct lab_opts *o, struct lab_result *r);
+
 #endif
