@@ -13,11 +13,12 @@
 static const char *const names[] = {
 	[CHAN_OK] = "ok", [CHAN_TIMEOUT] = "timeout", [CHAN_CLOSED] = "closed",
 	[CHAN_PROTO] = "protocol error", [CHAN_DEAD] = "peer died",
+	[CHAN_HALTED] = "peer halted",
 };
 
 const char *chan_status_name(enum chan_status s)
 {
-	return s <= CHAN_DEAD ? names[s] : "?";
+	return s <= CHAN_HALTED ? names[s] : "?";
 }
 
 void chan_init(struct chan *ch, int fd, int pidfd)
@@ -25,6 +26,14 @@ void chan_init(struct chan *ch, int fd, int pidfd)
 	memset(ch, 0, sizeof(*ch));
 	ch->fd = fd;
 	ch->pidfd = pidfd;
+	ch->watch_fd = -1;
+}
+
+void chan_set_watch(struct chan *ch, int fd, chan_watch_fn fn, void *ctx)
+{
+	ch->watch_fd = fn ? fd : -1;
+	ch->watch = fn;
+	ch->watch_ctx = ctx;
 }
 
 void chan_close(struct chan *ch)
@@ -66,27 +75,37 @@ enum chan_status chan_send(struct chan *ch, const char *fmt, ...)
 	return CHAN_OK;
 }
 
-/* Waits for bytes; the pidfd turns readable when the process exits. */
+/* Waits for bytes; the pidfd turns readable when the process exits, the
+ * watch fd when the peer may have been halted. */
 static enum chan_status fill(struct chan *ch, double deadline)
 {
-	struct pollfd p[2] = {
+	struct pollfd p[3] = {
 		{ .fd = ch->fd, .events = POLLIN },
 		{ .fd = ch->pidfd, .events = POLLIN },
+		{ .fd = ch->watch_fd, .events = POLLIN },
 	};
 	size_t room;
 	char *tail;
 	ssize_t r;
 	int n;
 
-	do {
-		n = poll(p, ch->pidfd >= 0 ? 2 : 1, ms_left(deadline));
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return fail(ch, CHAN_CLOSED, "poll: %s", strerror(errno));
-	if (!n)
-		return fail(ch, CHAN_TIMEOUT, "no reply in time");
-	if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
-		return fail(ch, CHAN_DEAD, "the guest's QEMU exited");
+	for (;;) {
+		n = poll(p, 3, ms_left(deadline));	/* fd -1 is ignored */
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail(ch, CHAN_CLOSED, "poll: %s", strerror(errno));
+		if (!n)
+			return fail(ch, CHAN_TIMEOUT, "no reply in time");
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+			break;
+		if (p[1].revents)
+			return fail(ch, CHAN_DEAD, "the guest's QEMU exited");
+		if (ch->watch(ch->watch_ctx, ch->why, sizeof(ch->why)))
+			return CHAN_HALTED;
+		if (p[2].revents & (POLLHUP | POLLERR | POLLNVAL))
+			p[2].fd = -1;	/* a closed monitor: the pidfd tells the rest */
+	}
 	tail = agent_lines_tail(&ch->in, &room);
 	do {
 		r = read(ch->fd, tail, room);

@@ -19,7 +19,12 @@ enum chan_status {
 	CHAN_CLOSED,		/* EOF or a write error: the peer went away */
 	CHAN_PROTO,		/* framing, sequence number, tag or keys wrong */
 	CHAN_DEAD,		/* the process behind the channel exited */
+	CHAN_HALTED,		/* the watch said the peer will not answer */
 };
+
+/* A second fd to watch while waiting (QEMU's QMP socket): when it turns
+ * readable, fn says whether the peer is halted (and why, into why). */
+typedef bool (*chan_watch_fn)(void *ctx, char *why, size_t n);
 
 struct chan {
 	int fd;			/* -1 when closed */
@@ -28,11 +33,15 @@ struct chan {
 	struct agent_lines in;
 	char line[AGENT_LINE_MAX];
 	char why[256];		/* what went wrong, for the report */
+	int watch_fd;		/* -1: none */
+	chan_watch_fn watch;
+	void *watch_ctx;
 };
 
 void chan_init(struct chan *ch, int fd, int pidfd);
 void chan_close(struct chan *ch);
 const char *chan_status_name(enum chan_status s);
+void chan_set_watch(struct chan *ch, int fd, chan_watch_fn fn, void *ctx);
 
 /* Sends "<seq> <request>" under a new sequence number. */
 enum chan_status chan_send(struct chan *ch, const char *fmt, ...)

@@ -71,6 +71,11 @@ const char *qmp_qemu_version(const struct qmp *q)
 	return q->version[0] ? q->version : NULL;
 }
 
+int qmp_fd(const struct qmp *q)
+{
+	return q ? q->fd : -1;
+}
+
 const char *qmp_last_error(const struct qmp *q)
 {
 	return q->err;

@@ -44,6 +44,8 @@ const char *qmp_qemu_version(const struct qmp *q);
 
 int qmp_command(struct qmp *q, const char *cmd, json_t *args, json_t **ret,
 		int timeout_ms);
+/* The monitor's socket, to poll beside other fds; -1 for NULL. */
+int qmp_fd(const struct qmp *q);
 /* Never NULL; "" if nothing has failed yet. */
 const char *qmp_last_error(const struct qmp *q);
 

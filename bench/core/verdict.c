@@ -18,9 +18,16 @@ static const char *const names[VERDICT__COUNT] = {
 	[VERDICT_NBDKIT_FAILED] = "NbdkitFailed",
 	[VERDICT_IMAGE_FAILED] = "ImageFailed",
 	[VERDICT_HOST_STALL] = "HostStall",
+	[VERDICT_HOST_IO_ERROR] = "HostIoError",
 };
 
 const char *verdict_name(enum verdict v)
 {
 	return v < VERDICT__COUNT && names[v] ? names[v] : "Unknown";
+}
+
+bool verdict_is_host(enum verdict v)
+{
+	return v == VERDICT_QEMU_DIED || v == VERDICT_NBDKIT_FAILED ||
+	       v == VERDICT_HOST_IO_ERROR;
 }

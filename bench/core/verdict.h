@@ -5,6 +5,8 @@
 #ifndef SLAB_VERDICT_H
 #define SLAB_VERDICT_H
 
+#include <stdbool.h>
+
 enum verdict {
 	VERDICT_OK = 0,
 	VERDICT_QEMU_START_FAILED,	/* QEMU exited before the agent was ready */
@@ -23,9 +25,13 @@ enum verdict {
 	VERDICT_NBDKIT_FAILED,		/* the drive model (nbdkit) died or never started */
 	VERDICT_IMAGE_FAILED,		/* the data image could not be made (mkfs, a full disk) */
 	VERDICT_HOST_STALL,		/* the host held QEMU back: not a measurement */
+	VERDICT_HOST_IO_ERROR,		/* QEMU stopped the guest on a host write error */
 	VERDICT__COUNT
 };
 
 const char *verdict_name(enum verdict v);
+/* The host's or a process's failure, not the step's: a caller wrapping a
+ * step's verdict in its own (SetupFailed) keeps these as they are. */
+bool verdict_is_host(enum verdict v);
 
 #endif

@@ -254,6 +254,7 @@ enum verdict vm_start(struct vm *vm, const struct vm_config *cfg)
 		usleep(20000);
 	}
 	chan_init(&vm->agent, fd, vm->pidfd);
+	chan_set_watch(&vm->agent, qmp_fd(vm->qmp), vm_io_halted, vm);
 	cs = chan_ready(&vm->agent, deadline, &rest);
 	if (cs == CHAN_TIMEOUT)
 		return fail(vm, VERDICT_BOOT_TIMEOUT, "no READY from the agent in %d s",
@@ -363,6 +364,8 @@ enum verdict vm_chan_verdict(struct vm *vm, enum chan_status s)
 		return VERDICT_QEMU_DIED;
 	if (s == CHAN_TIMEOUT)
 		return VERDICT_AGENT_TIMEOUT;
+	if (s == CHAN_HALTED)
+		return VERDICT_HOST_IO_ERROR;
 	return VERDICT_PROTOCOL;
 }
 
@@ -380,9 +383,10 @@ enum verdict vm_qmp_verdict(struct vm *vm, int st, enum verdict refused)
 enum verdict vm_agent_request(struct vm *vm, const char *req, chan_line_fn fn,
 			      void *ctx, int timeout_ms, int *status)
 {
-	enum chan_status s = chan_request(&vm->agent, req,
-					  mono_now() + timeout_ms / 1000.0,
-					  fn, ctx, status);
+	enum chan_status s;
 
+	if (vm_io_halted(vm, vm->agent.why, sizeof(vm->agent.why)))
+		return VERDICT_HOST_IO_ERROR;	/* it would only time out */
+	s = chan_request(&vm->agent, req, mono_now() + timeout_ms / 1000.0, fn, ctx, status);
 	return vm_chan_verdict(vm, s);
 }

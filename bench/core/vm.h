@@ -63,6 +63,7 @@ struct vm {
 	char knob[64];
 	double t_spawn, t_ready;	/* host monotonic */
 	char why[512];			/* why vm_start failed */
+	char io_halt[256];		/* why QEMU stopped the guest, once it did */
 	int h_pid, h_files[7], h_dirs[2];	/* cleanup handles */
 };
 
@@ -91,6 +92,13 @@ void vm_report_death(struct vm *vm);
 
 /* The verdict for a failed channel or QMP call: QemuDied if QEMU is gone. */
 enum verdict vm_chan_verdict(struct vm *vm, enum chan_status s);
+/*
+ * Whether QEMU stopped the guest on an I/O error of a drive (QMP
+ * BLOCK_IO_ERROR with action "stop": werror=enospc, the default, on a full
+ * host filesystem): nothing in the guest answers after that, so it stays
+ * true.  why says which drive and error.  A chan_watch_fn, ctx the vm.
+ */
+bool vm_io_halted(void *vm, char *why, size_t n);
 enum verdict vm_qmp_verdict(struct vm *vm, int qmp_status, enum verdict refused);
 
 /*

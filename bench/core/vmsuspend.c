@@ -45,6 +45,8 @@ enum verdict vm_await_suspend(struct vm *vm, int timeout_ms, double *event_ts,
 			snprintf(why, n, "waiting for SUSPEND: %s", qmp_last_error(vm->qmp));
 			return vm_qmp_verdict(vm, q, VERDICT_PROTOCOL);
 		}
+		if (vm_io_halted(vm, why, n))
+			return VERDICT_HOST_IO_ERROR;
 		/* the agent speaks before the event only if the suspend ended */
 		s = chan_recv(&vm->agent, mono_now(), &tag, rest);
 		if (s == CHAN_OK && tag == AGENT_MSG_RESUMED) {

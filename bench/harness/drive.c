@@ -23,7 +23,9 @@
 
 bool drive_wanted(const struct disk_profile *p)
 {
-	return p && (p->flush_ms > 0 || p->volatile_cache);
+	/* its log is what places the device's requests inside the sync, so
+	 * every profile that models a device gets it, not only a cached one */
+	return p && (p->flush_ms > 0 || p->volatile_cache || p->write_bps || p->write_iops);
 }
 
 void drive_init(struct drive *d)

@@ -51,8 +51,9 @@ struct drive {
 	int h_pid, h_files[5], h_dir;	/* cleanup handles */
 };
 
-/* Whether a profile needs the drive model: a flush latency or a volatile
- * write cache, which QEMU's throttling cannot give. */
+/* Whether a profile gets the drive model: a flush latency or a volatile
+ * write cache, which QEMU's throttling cannot give, or limits whose cost
+ * the log then places inside the sync. */
 bool drive_wanted(const struct disk_profile *p);
 
 /* Sets d's URI to a placeholder directory until drive_start() runs. */

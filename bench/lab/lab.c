@@ -153,7 +153,7 @@ static enum verdict one_cycle(struct run *run, struct cycle_record *rec, int n)
 	bool counted;
 
 	if (v) {
-		rec->c.verdict = v == VERDICT_QEMU_DIED ? v : VERDICT_SETUP_FAILED;
+		rec->c.verdict = verdict_is_host(v) ? v : VERDICT_SETUP_FAILED;
 		snprintf(rec->c.why, sizeof(rec->c.why), "set-up: %s", verdict_name(v));
 		return rec->c.verdict;
 	}

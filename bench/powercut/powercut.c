@@ -178,7 +178,7 @@ static enum verdict before(const struct pc_opts *o, struct hx *h, struct pc_reco
 	if ((v = hx_prepare(h, true)) || (v = hx_hold_writeback(h, true)) ||
 	    (v = hx_set_knob(h, o->sync)) ||
 	    (v = read_slack(h, r)) || (v = pc_write_dataset(h, r)))
-		return fail(h, r, v == VERDICT_QEMU_DIED ? v : VERDICT_SETUP_FAILED,
+		return fail(h, r, verdict_is_host(v) ? v : VERDICT_SETUP_FAILED,
 			    "set-up before the cut: %s", verdict_name(v));
 	if (o->tamper == TAMPER_MANIFEST)
 		r->files[0].seed ^= 1;	/* the oracle must call this corrupted */

@@ -8,7 +8,8 @@
  * image, one without a mark, stays); a results set in which one file fails
  * replaces none of the earlier ones; a data image that cannot be made is
  * ImageFailed for every cycle; a QEMU stopped mid-suspend is HostStall, not
- * a measurement; nomtime-bench and suspend-lab refuse a
+ * a measurement; a QEMU that stopped the guest on a full host disk is
+ * HostIoError at once, not an agent timeout; nomtime-bench and suspend-lab refuse a
  * kernel or initrd that is not one before starting QEMU, in one line.
  */
 #define _GNU_SOURCE
@@ -193,6 +194,21 @@ static void host_stall(void)
 	fakerun_scenario(NULL);
 }
 
+static void host_io_error(void)
+{
+	const char *why;
+	int rc;
+
+	fakerun_scenario("enospc=rm -rf");	/* the cycle's first write fills the host */
+	rc = progrun("suspend-lab", LAB("--timeout-scale", "1"), 0, 0);
+	why = strstr(progrun_out, "failed: ");
+	tap_ok(rc == 1 && why && strstr(why, "HostIoError") &&
+	       strstr(progrun_err, "write error of drive #block123: No space left on device"),
+	       "the host's disk full mid-cycle: exit %d, %.200s; stderr %.300s", rc,
+	       why ? why : progrun_out, progrun_err);
+	fakerun_scenario(NULL);
+}
+
 static void boot_files(void)
 {
 	static const char *const progs[] = { "suspend-lab", "nomtime-bench" };
@@ -260,6 +276,7 @@ int main(int argc, char **argv)
 	results_set();
 	image_failed();
 	host_stall();
+	host_io_error();
 	boot_files();
 	idle_options();
 	fakerun_done();

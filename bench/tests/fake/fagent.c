@@ -119,10 +119,18 @@ static void run_fio(const char *cmd)
 
 static void run(const char *cmd)
 {
-	const char *fail = fk_arg("fail-run");
+	const char *fail = fk_arg("fail-run"), *full = fk_arg("enospc");
 	char a[256], b[256];
 
-	if (fail && *fail && strstr(cmd, fail)) {
+	if (full && *full && strstr(cmd, full)) {
+		fk_qmp_send("{\"timestamp\": {\"seconds\": 1, \"microseconds\": 0},"
+			    " \"event\": \"BLOCK_IO_ERROR\", \"data\": {\"device\": \"\","
+			    " \"node-name\": \"#block123\", \"operation\": \"write\","
+			    " \"action\": \"stop\", \"nospace\": true,"
+			    " \"reason\": \"No space left on device\"}}");
+		fk_qmp_event("STOP");
+		fk.stopped = true;
+	} else if (fail && *fail && strstr(cmd, fail)) {
 		say("OUT failing as told: %s", fail);
 		say("DONE status=1");
 	} else if (fk_has("forge") && requests == 1) {
@@ -322,6 +330,8 @@ static void dispatch(char *line)
 	char path[256];
 	int sync_it;
 
+	if (fk.stopped)
+		return;
 	cur = strtoul(line, &end, 10);
 	if (end == line || *end != ' ')
 		return;

@@ -11,6 +11,7 @@ struct fake {
 	int qmp, agent;
 	int knob;		/* suspend_sync */
 	bool suspended;
+	bool stopped;		/* by an I/O error: the guest answers nothing */
 };
 
 extern struct fake fk;

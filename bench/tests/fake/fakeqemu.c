@@ -27,6 +27,9 @@
  *   euclean=PATH        after a cut, VERIFY of PATH fails with EUCLEAN (117)
  *   list-euclean        after a cut, LIST fails with EUCLEAN after its entries
  *   flood               a "test" command answers with 6 MB of output
+ *   enospc=TEXT         a RUN command containing TEXT fills the host's disk:
+ *                       BLOCK_IO_ERROR (stop, nospace) and STOP, then the
+ *                       guest answers nothing, as werror=enospc does
  *
  * $FAKEQEMU_PIDS, if set, names a file each fakeqemu appends its pid to;
  * $FAKEQEMU_MOUNTS, one its agent appends each mount's filesystem type to.
