@@ -1,8 +1,8 @@
 /*
  * nomtime-bench: the seed's O_NOMTIME claim, measured.
  *
- * Boots the guest on a throttled data disk whose first partition (ext4, or
- * xfs) is mounted with allow_nomtime, and times 4 KiB O_DIRECT overwrites
+ * Boots the guest on a throttled data disk whose first partition (a
+ * filesystem opted in to O_NOMTIME: ext4, xfs, f2fs) is mounted with allow_nomtime, and times 4 KiB O_DIRECT overwrites
  * of allocated data, each followed by fsync, fdatasync or syncfs, with and
  * without O_NOMTIME.  The device's write and flush requests come from QMP
  * query-blockstats on the data drive, before and after each run; a run
@@ -30,10 +30,11 @@
 
 #define FILE_PATH	NM_ALLOW "/bench.dat"
 #define MAX_RUNS	50
+#define MAX_FS		4
 
 struct opts {
 	const char *kernel, *initrd;
-	char fs[2][8];
+	char fs[MAX_FS][8];
 	int n_fs;
 	char cache[2][8];
 	int n_cache;
@@ -52,12 +53,38 @@ struct cell {
 static const char *const syncs[N_SYNC] = { "fsync", "fdatasync", "syncfs" };
 static char img[512];
 
+/* The kinds that opted in to O_NOMTIME (fskind.c knows), NULL-ended. */
+static void nomtime_kinds(const char **out)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < fs_n_kinds && n < MAX_FS; i++)
+		if (fs_kinds[i].nomtime)
+			out[n++] = fs_kinds[i].name;
+	out[n] = NULL;
+}
+
+/* "ext4, xfs, f2fs" */
+static const char *nomtime_names(const char *const *kinds)
+{
+	static char buf[64];
+	size_t len = 0;
+
+	for (int i = 0; kinds[i]; i++)
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? ", " : "", kinds[i]);
+	return buf;
+}
+
 static void usage(void)
 {
+	const char *kinds[MAX_FS + 1];
+
+	nomtime_kinds(kinds);
 	printf("Usage: nomtime-bench [options]\n"
 	       "O_DIRECT overwrites + fsync/fdatasync/syncfs with and without O_NOMTIME:\n"
 	       "device requests per overwrite (QMP query-blockstats) and latency.\n\n"
-	       "     --fs LIST          ext4, xfs or ext4,xfs (default ext4)\n"
+	       "     --fs LIST          filesystems opted in to O_NOMTIME, comma-separated,\n"
+	       "                        each once: %s (default ext4)\n"
 	       "     --cache LIST       wc (volatile write cache, cache=none), nowc\n"
 	       "                        (cache.writeback=off) or wc,nowc (default wc,nowc)\n"
 	       " -p, --profile NAME     emmc (20 MiB/s, 2000 write IOPS) or nvme\n"
@@ -70,7 +97,7 @@ static void usage(void)
 	       " -k, --kernel PATH      guest kernel (default $KERNEL)\n"
 	       " -i, --initrd PATH      guest initrd (default $INITRD)\n"
 	       "     --keep-logs        keep the guest logs under results/logs/nomtime-bench\n"
-	       " -h, --help             this text\n", MAX_RUNS);
+	       " -h, --help             this text\n", nomtime_names(kinds), MAX_RUNS);
 }
 
 static int bad(const char *opt, const char *val, const char *valid)
@@ -94,7 +121,7 @@ static bool number(const char *s, long lo, long hi, int *v)
 }
 
 /* "a,b" of allowed words into out; false if any word is not allowed */
-static bool list(const char *s, const char *const *allowed, char out[2][8], int *n)
+static bool list(const char *s, const char *const *allowed, char out[][8], int max, int *n)
 {
 	char buf[64], *tok, *save;
 
@@ -107,7 +134,7 @@ static bool list(const char *s, const char *const *allowed, char out[2][8], int 
 			okw |= !strcmp(tok, allowed[i]);
 		for (int i = 0; okw && i < *n; i++)
 			okw = strcmp(out[i], tok);	/* a setting twice is a typo */
-		if (!okw || *n == 2)
+		if (!okw || *n == max)
 			return false;
 		snprintf(out[(*n)++], 8, "%s", tok);
 	}
@@ -124,25 +151,26 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "initrd", 1, NULL, 'i' }, { "keep-logs", 0, NULL, 'L' },
 		{ "help", 0, NULL, 'h' }, { 0 },
 	};
-	static const char *const fss[] = { "ext4", "xfs", NULL };
+	static const char *fss[MAX_FS + 1];
 	static const char *const caches[] = { "wc", "nowc", NULL };
 	int c;
 
 	*o = (struct opts){ .kernel = getenv("KERNEL"), .initrd = getenv("INITRD"),
 			    .profile = "emmc", .count = 100, .runs = 3, .gap_ms = 10,
 			    .settle_s = 6 };
-	list("ext4", fss, o->fs, &o->n_fs);
-	list("wc,nowc", caches, o->cache, &o->n_cache);
+	nomtime_kinds(fss);
+	list("ext4", fss, o->fs, MAX_FS, &o->n_fs);
+	list("wc,nowc", caches, o->cache, 2, &o->n_cache);
 	cli_prog = "nomtime-bench";
 	opterr = 0;	/* our own one line, not getopt's as well */
 	while ((c = getopt_long(argc, argv, ":p:c:r:k:i:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			if (!list(optarg, fss, o->fs, &o->n_fs))
-				return bad("--fs", optarg, "ext4, xfs, ext4,xfs (each once)");
+			if (!list(optarg, fss, o->fs, MAX_FS, &o->n_fs))
+				return bad("--fs", optarg, nomtime_names(fss));
 			break;
 		case 'C':
-			if (!list(optarg, caches, o->cache, &o->n_cache))
+			if (!list(optarg, caches, o->cache, 2, &o->n_cache))
 				return bad("--cache", optarg, "wc, nowc, wc,nowc (each once)");
 			break;
 		case 'p':
@@ -311,7 +339,7 @@ static double per_op(long long x, const struct cell *c)
 
 int main(int argc, char **argv)
 {
-	static struct cell cells[2][2][N_SYNC][2];	/* fs, cache, sync, flag */
+	static struct cell cells[MAX_FS][2][N_SYNC][2];	/* fs, cache, sync, flag */
 	char release[128] = "?", qemu[64] = "?";
 	struct opts o;
 	int r = parse(argc, argv, &o), bad = 0;
