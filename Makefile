@@ -170,7 +170,8 @@ define lab_groups
 	"$(1)/vm-drive=$(call tree_vmenv,$(1)) bench/obj/t_vm_drive" \
 	"$(1)/vm-crash=$(call tree_vmenv,$(1)) bench/obj/t_vm_crash" \
 	"$(1)/vm-agent=$(call tree_vmenv,$(1)) bench/obj/t_vm_agent" \
-	"$(1)/vm-fs=$(call tree_vmenv,$(1)) bench/obj/t_vm_fs"
+	"$(1)/vm-fs=$(call tree_vmenv,$(1)) bench/obj/t_vm_fs" \
+	"$(1)/nomtime-bench=$(call tree_vmenv,$(1)) scripts/t_nomtime_bench.sh"
 endef
 # Repeated mem cuts with sync=1 in vm-powercut: 5 in make check, 10 in
 # check-full (vm-crash judges every crash state of such a suspend anyway).

@@ -1,6 +1,8 @@
 #include "reportrun.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #define MIB (1024ULL * 1024)
@@ -133,4 +135,14 @@ void reportrun_make(struct lab_opts *o, struct lab_result *r, int *failed)
 	}
 	r->n = n;
 	r->rec = rec;
+}
+
+int reportrun_scratch(char *dir, char *tmp, size_t n)
+{
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(tmp, n, "%s/tmp", dir);
+	if (mkdir(tmp, 0700))
+		return -1;
+	return setenv("TMPDIR", tmp, 1);
 }

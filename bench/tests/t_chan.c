@@ -9,10 +9,13 @@
  * inside is a protocol error, never a DONE; a silent peer times out on the
  * monotonic deadline; a peer that closed is CLOSED, and writing to it is
  * an error, not a SIGPIPE that kills the lab; a process that exits is seen
- * through its pidfd at once.
+ * through its pidfd at once; a watched fd that turns readable ends the
+ * wait at once when the watch says halted (QEMU stopped on an I/O error),
+ * and is waited past when it does not.
  */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -163,6 +166,65 @@ static void test_peer_gone(void)
 	done(&ch);
 }
 
+struct watch_ctx {
+	bool halted;
+	int fd;
+	int calls;
+};
+
+/* drains its fd, as the QMP client reads every event there is */
+static bool watch_says(void *ctx, char *why, size_t n)
+{
+	struct watch_ctx *w = ctx;
+	char b;
+
+	w->calls++;
+	if (read(w->fd, &b, 1) != 1)
+		return false;
+	snprintf(why, n, "halted as told");
+	return w->halted;
+}
+
+static void test_watch(void)
+{
+	struct chan ch = open_chan(-1);
+	struct watch_ctx w = { 0 };
+	enum chan_status s;
+	int p[2], status = -1;
+	pid_t pid;
+
+	if (pipe(p)) {
+		tap_ok(false, "pipe");
+		return;
+	}
+	w.fd = p[0];
+	chan_set_watch(&ch, p[0], watch_says, &w);
+	if (write(p[1], "e", 1) != 1)	/* an event the watch calls harmless */
+		tap_ok(false, "write");
+	pid = fork();
+	if (!pid) {
+		usleep(200000);
+		put("1 DONE status=0\n");
+		_exit(0);
+	}
+	s = chan_request(&ch, "RUN x", soon(), NULL, NULL, &status);
+	waitpid(pid, NULL, 0);
+	tap_ok(s == CHAN_OK && status == 0 && w.calls == 1,
+	       "a harmless event is waited past: %s, status %d, %d call(s)",
+	       chan_status_name(s), status, w.calls);
+	w.halted = true;
+	w.calls = 0;
+	if (write(p[1], "e", 1) != 1)
+		tap_ok(false, "write");
+	s = chan_request(&ch, "RUN y", mono_now() + 30, NULL, NULL, &status);
+	tap_ok(s == CHAN_HALTED && w.calls == 1 && !strcmp(ch.why, "halted as told"),
+	       "a halting event ends the wait at once: %s, %d call(s), '%s'",
+	       chan_status_name(s), w.calls, ch.why);
+	close(p[0]);
+	close(p[1]);
+	done(&ch);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_DFL);	/* a SIGPIPE would end this test */
@@ -170,5 +232,6 @@ int main(void)
 	test_ready();
 	test_forged();
 	test_peer_gone();
+	test_watch();
 	return tap_done();
 }

@@ -13,6 +13,7 @@
  * apart per state in the key, log scale where a panel spans it, a label
  * where nothing was measured, not the size chart; SKIP without gnuplot.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "plotchoose.h"
 #include "report.h"
 #include "reportgroup.h"
+#include "reportrun.h"
 #include "tap.h"
 
 #define MAX_CONFIGS 64
@@ -233,14 +235,10 @@ int main(void)
 	check_recorded("tests/data/default-emmc-6.1.json", PLOT_GROUPED);
 	check_recorded("tests/data/emmc-6.1.json", PLOT_BY_SIZE);
 	check_no_sweep();
-	if (!mkdtemp(dir)) {
-		tap_ok(false, "mkdtemp");
+	if (reportrun_scratch(dir, tmp, sizeof(tmp))) {
+		tap_ok(false, "a scratch directory: %s", strerror(errno));
 		return tap_done();
 	}
-	/* the plot's own temporary directory lands here, to be counted */
-	snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
-	mkdir(tmp, 0700);
-	setenv("TMPDIR", tmp, 1);
 	check_render(dir);
 	tap_ok(rmdir(tmp) == 0 && rmdir(dir) == 0,
 	       "no plot files left behind; temporary directory removed");

@@ -3,6 +3,7 @@
  * result files, negative latencies. Guards: a row per configuration, SVG/PNG
  * via gnuplot (SKIP if absent), a clean failure without it, no file left.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,14 +277,10 @@ int main(void)
 	struct lab_result r;
 	int failed = -1;
 
-	if (!mkdtemp(dir)) {
-		tap_ok(false, "mkdtemp");
+	if (reportrun_scratch(dir, tmp, sizeof(tmp))) {
+		tap_ok(false, "a scratch directory: %s", strerror(errno));
 		return tap_done();
 	}
-	/* the plot's own temporary directory lands here, to be counted */
-	snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
-	mkdir(tmp, 0700);
-	setenv("TMPDIR", tmp, 1);
 	reportrun_make(&o, &r, &failed);
 	view.o = &o;
 	view.r = &r;
