@@ -4,7 +4,31 @@
 # KVER=6.1 or KVER=6.12 picks the kernel tree (make check without KVER tests
 # both); KERNEL=/path/to/bzImage tests your kernel.
 
-TREES := 6.1 6.12
+# The trees are the folders of patches/.  A KVER without series, or a
+# KERNEL= that is not a file, is refused here, before anything builds or
+# reaches apt-get: one line, exit 2.
+TREES := $(sort $(patsubst patches/%/,%,$(wildcard patches/*/)))
+ifneq ($(origin KVER),undefined)
+ifeq ($(strip $(KVER)),)
+$(error KVER is empty: the trees are $(TREES))
+endif
+ifneq ($(filter-out $(TREES),$(KVER)),)
+$(error KVER=$(KVER): no series for $(filter-out $(TREES),$(KVER)) (no patches/$(firstword $(filter-out $(TREES),$(KVER)))/); the trees are $(TREES))
+endif
+endif
+# the targets that boot KERNEL
+KERNEL_GOALS := run powercut powercut-bench crash crash-bench evidence \
+	nomtime-bench check check-full
+ifneq ($(origin KERNEL),undefined)
+ifneq ($(filter $(KERNEL_GOALS),$(MAKECMDGOALS)),)
+ifeq ($(wildcard $(KERNEL)),)
+$(error KERNEL=$(KERNEL): no such file (give the bzImage to test))
+endif
+ifneq ($(wildcard $(KERNEL)/.),)
+$(error KERNEL=$(KERNEL): a folder, not a bzImage)
+endif
+endif
+endif
 ifeq ($(origin KVER),undefined)
 KVER := 6.1
 CHECK_TREES := $(TREES)
@@ -152,6 +176,7 @@ skip = printf 'TAP version 13\nok 1 - %s \# SKIP %s\n1..1\n' $(1) $(2)
 # The series and the knob: every tree, in make check.
 define series_groups
 	"$(1)/series=KVER=$(1) scripts/t_series.sh" \
+	"$(1)/sign-series=KVER=$(1) scripts/t_sign_series.sh" \
 	"$(1)/evidence=KVER=$(1) scripts/t_evidence.sh" \
 	"$(if $(KERNEL_DEP),$(1)/kernel=KVER=$(1) scripts/t_kernel.sh,$(1)/kernel=$(call skip,'variant configs','KERNEL= given'))" \
 	"$(1)/vm-knob=$(call tree_vmenv,$(1)) bench/obj/t_vm_knob" \
@@ -191,9 +216,14 @@ check-kernels: check-deps
 		$(MAKE) -s KVER=$$t NO_BASE=1 $$v; \
 		echo "# build $$t $$v: $$(($$(date +%s) - s)) s"; done; done,:)
 
+# make -n runs a recipe line that names $(MAKE), as the unit group's does
+# (it gets make's jobserver that way); under -n the line is a no-op ":"
+# that make prints, so the suite does not start.
+DRY_RUN = $(findstring n,$(firstword -$(MAKEFLAGS)))
 check: check-deps bench guest tools check-kernels
-	@scripts/run-tests.sh \
+	@$(if $(DRY_RUN),: )scripts/run-tests.sh \
 		"runner=scripts/t_runtests.sh" \
+		"makefile=scripts/t_sign_make.sh" \
 		"unit=$(MAKE) -s -C bench asan" \
 		$(foreach t,$(CHECK_TREES),$(call series_groups,$(t))) \
 		$(foreach t,$(LAB_TREES),$(call lab_groups,$(t))) \

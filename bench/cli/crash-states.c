@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
-#include <glob.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "clock.h"
 #include "crash.h"
 #include "image.h"
+#include "outdir.h"
 
 /* A new recording replaces every earlier cycle: judging must never mix.
  * *made: rec did not exist before. */
@@ -98,19 +98,49 @@ static int report(const struct cs_opts *o, char **paths, int n)
 	return rc;
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The shard files in --out, by listing it: --out is a name, not a glob
+ * pattern ("[", "*" and "?" are a user's characters). */
 static int merge(const struct cs_opts *o)
 {
-	char pat[1200];
-	glob_t g;
-	int rc;
+	DIR *d = opendir(o->hx.out_dir);
+	struct dirent *de;
+	char **paths = NULL;
+	int n = 0, rc = 2;
 
-	snprintf(pat, sizeof(pat), "%s/crash-shard-*-of-*.json", o->hx.out_dir);
-	if (glob(pat, 0, NULL, &g)) {
-		fprintf(stderr, "%s: merge: no %s\n", cli_prog, pat);
-		return 2;
+	while (d && (de = readdir(d))) {
+		char **np;
+		int k, of, end = -1;
+
+		if (sscanf(de->d_name, "crash-shard-%d-of-%d.json%n", &k, &of, &end) != 2 ||
+		    end < 0 || de->d_name[end])
+			continue;
+		np = realloc(paths, (n + 1) * sizeof(*paths));
+		if (!np || asprintf(&np[n], "%s/%s", o->hx.out_dir, de->d_name) < 0) {
+			paths = np ? np : paths;
+			fprintf(stderr, "%s: out of memory\n", cli_prog);
+			goto out;
+		}
+		paths = np;
+		n++;
 	}
-	rc = report(o, g.gl_pathv, g.gl_pathc);
-	globfree(&g);
+	if (!n) {
+		fprintf(stderr, "%s: merge: no crash-shard-K-of-N.json in %s%s%s\n", cli_prog,
+			o->hx.out_dir, d ? "" : ": ", d ? "" : strerror(errno));
+		goto out;
+	}
+	qsort(paths, n, sizeof(*paths), by_name);
+	rc = report(o, paths, n);
+out:
+	if (d)
+		closedir(d);
+	for (int i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
 	return rc;
 }
 
@@ -123,17 +153,21 @@ static int judge(const struct cs_opts *o, char *path, size_t n)
 	return rc;
 }
 
-/* Built beside --image and renamed over it: a failed replay keeps what
- * was there. */
+/* Built beside --image and linked to its name, which must be new: replay
+ * never replaces a file (crash.json, or anyone's). */
 static int replay(const struct cs_opts *o)
 {
 	struct cs_cycle c;
 	struct cs_state s;
+	struct stat st;
 	char dir[1200], base[1400], why[300], tmp[1200];
 	int rc, fd, h;
 
 	if (cs_check_outside(o->rec_dir, "image", o->replay_image))
 		return 2;
+	if (!lstat(o->replay_image, &st))
+		return cli_bad("--image: '%s' exists (replay writes a new file only: remove it,"
+			       " or name another)", o->replay_image);
 	snprintf(dir, sizeof(dir), "%s/cycle-%d", o->rec_dir, o->replay_cycle);
 	if (cs_cycle_load(&c, dir, o->replay_cycle))
 		return 2;
@@ -150,7 +184,8 @@ static int replay(const struct cs_opts *o)
 	close(fd);
 	h = cleanup_file(tmp);
 	rc = cs_build_image(&c.log, &s, base, tmp, why, sizeof(why));
-	if (!rc && (chmod(tmp, 0644) || rename(tmp, o->replay_image))) {
+	/* link(), not rename(): a file made there meanwhile is kept */
+	if (!rc && (chmod(tmp, 0644) || link(tmp, o->replay_image))) {
 		snprintf(why, sizeof(why), "cannot write %s: %s", o->replay_image, strerror(errno));
 		rc = -1;
 	}
@@ -175,8 +210,10 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : 2;
 	cleanup_install();
+	/* the report's names in the way are found before anything runs */
+	outdir_expect((const char *const[]){ "crash.json", "crash.csv", "crash.svg", NULL });
 	if (!strcmp(o.cmd, "merge"))
-		return merge(&o);
+		return outdir_check(o.hx.out_dir, "--out") ? 2 : merge(&o);
 	if (!strcmp(o.cmd, "replay"))
 		return replay(&o);
 	if (hx_check_inputs(&o.hx, true))

@@ -16,7 +16,7 @@
  * and never reach the device), closer to the storage of the seed's
  * "serial write round trips".
  */
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,21 +27,11 @@
 #include "guestcmd.h"
 #include "hx.h"
 #include "nmguest.h"
+#include "nmopts.h"
 
 #define FILE_PATH	NM_ALLOW "/bench.dat"
-#define MAX_RUNS	50
-#define MAX_FS		4
-
-struct opts {
-	const char *kernel, *initrd;
-	char fs[MAX_FS][8];
-	int n_fs;
-	char cache[2][8];
-	int n_cache;
-	const char *profile;
-	int count, runs, gap_ms, settle_s;
-	bool keep_logs;
-};
+#define MAX_RUNS	NM_MAX_RUNS
+#define MAX_FS		NM_MAX_FS
 
 struct cell {
 	long long writes, flushes, ops;
@@ -51,172 +41,7 @@ struct cell {
 
 #define N_SYNC	3
 static const char *const syncs[N_SYNC] = { "fsync", "fdatasync", "syncfs" };
-static char img[512];
-
-/* The kinds that opted in to O_NOMTIME (fskind.c knows), NULL-ended. */
-static void nomtime_kinds(const char **out)
-{
-	int n = 0;
-
-	for (size_t i = 0; i < fs_n_kinds && n < MAX_FS; i++)
-		if (fs_kinds[i].nomtime)
-			out[n++] = fs_kinds[i].name;
-	out[n] = NULL;
-}
-
-/* "ext4, xfs, f2fs" */
-static const char *nomtime_names(const char *const *kinds)
-{
-	static char buf[64];
-	size_t len = 0;
-
-	for (int i = 0; kinds[i]; i++)
-		len += snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? ", " : "", kinds[i]);
-	return buf;
-}
-
-static void usage(void)
-{
-	const char *kinds[MAX_FS + 1];
-
-	nomtime_kinds(kinds);
-	printf("Usage: nomtime-bench [options]\n"
-	       "O_DIRECT overwrites + fsync/fdatasync/syncfs with and without O_NOMTIME:\n"
-	       "device requests per overwrite (QMP query-blockstats) and latency.\n\n"
-	       "     --fs LIST          filesystems opted in to O_NOMTIME, comma-separated,\n"
-	       "                        each once: %s (default ext4)\n"
-	       "     --cache LIST       wc (volatile write cache, cache=none), nowc\n"
-	       "                        (cache.writeback=off) or wc,nowc (default wc,nowc)\n"
-	       " -p, --profile NAME     emmc (20 MiB/s, 2000 write IOPS) or nvme\n"
-	       "                        (unthrottled) (default emmc)\n"
-	       " -c, --count N          overwrites per run, 10 to 1000 (default 100)\n"
-	       " -r, --runs N           runs per setting, interleaved, 1 to %d (default 3)\n"
-	       "     --gap-ms N         pause before each overwrite, 0 to 1000 (default 10)\n"
-	       "     --settle S         seconds after a run for deferred commits, 0 to 60\n"
-	       "                        (default 6; ext4 commits every 5 s)\n"
-	       " -k, --kernel PATH      guest kernel (default $KERNEL)\n"
-	       " -i, --initrd PATH      guest initrd (default $INITRD)\n"
-	       "     --keep-logs        keep the guest logs under results/logs/nomtime-bench\n"
-	       " -h, --help             this text\n", nomtime_names(kinds), MAX_RUNS);
-}
-
-static int bad(const char *opt, const char *val, const char *valid)
-{
-	fprintf(stderr, "nomtime-bench: %s: '%s' is not valid (valid: %s)\n", opt, val, valid);
-	return 2;
-}
-
-static bool number(const char *s, long lo, long hi, int *v)
-{
-	char *end;
-	long x;
-
-	if (!*s)
-		return false;
-	x = strtol(s, &end, 10);
-	if (*end || x < lo || x > hi)
-		return false;
-	*v = x;
-	return true;
-}
-
-/* "a,b" of allowed words into out; false if any word is not allowed */
-static bool list(const char *s, const char *const *allowed, char out[][8], int max, int *n)
-{
-	char buf[64], *tok, *save;
-
-	snprintf(buf, sizeof(buf), "%s", s);
-	*n = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		bool okw = false;
-
-		for (int i = 0; allowed[i]; i++)
-			okw |= !strcmp(tok, allowed[i]);
-		for (int i = 0; okw && i < *n; i++)
-			okw = strcmp(out[i], tok);	/* a setting twice is a typo */
-		if (!okw || *n == max)
-			return false;
-		snprintf(out[(*n)++], 8, "%s", tok);
-	}
-	return *n > 0;
-}
-
-static int parse(int argc, char **argv, struct opts *o)
-{
-	static const struct option lo[] = {
-		{ "fs", 1, NULL, 'F' }, { "cache", 1, NULL, 'C' },
-		{ "profile", 1, NULL, 'p' }, { "count", 1, NULL, 'c' },
-		{ "runs", 1, NULL, 'r' }, { "gap-ms", 1, NULL, 'G' },
-		{ "settle", 1, NULL, 'S' }, { "kernel", 1, NULL, 'k' },
-		{ "initrd", 1, NULL, 'i' }, { "keep-logs", 0, NULL, 'L' },
-		{ "help", 0, NULL, 'h' }, { 0 },
-	};
-	static const char *fss[MAX_FS + 1];
-	static const char *const caches[] = { "wc", "nowc", NULL };
-	int c;
-
-	*o = (struct opts){ .kernel = getenv("KERNEL"), .initrd = getenv("INITRD"),
-			    .profile = "emmc", .count = 100, .runs = 3, .gap_ms = 10,
-			    .settle_s = 6 };
-	nomtime_kinds(fss);
-	list("ext4", fss, o->fs, MAX_FS, &o->n_fs);
-	list("wc,nowc", caches, o->cache, 2, &o->n_cache);
-	cli_prog = "nomtime-bench";
-	opterr = 0;	/* our own one line, not getopt's as well */
-	while ((c = getopt_long(argc, argv, ":p:c:r:k:i:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			if (!list(optarg, fss, o->fs, MAX_FS, &o->n_fs))
-				return bad("--fs", optarg, nomtime_names(fss));
-			break;
-		case 'C':
-			if (!list(optarg, caches, o->cache, 2, &o->n_cache))
-				return bad("--cache", optarg, "wc, nowc, wc,nowc (each once)");
-			break;
-		case 'p':
-			if (strcmp(optarg, "emmc") && strcmp(optarg, "nvme"))
-				return bad("--profile", optarg, "emmc, nvme");
-			o->profile = optarg;
-			break;
-		case 'c':
-			if (!number(optarg, 10, 1000, &o->count))
-				return bad("--count", optarg, "10 to 1000");
-			break;
-		case 'r':
-			if (!number(optarg, 1, MAX_RUNS, &o->runs))
-				return bad("--runs", optarg, "1 to 50");
-			break;
-		case 'G':
-			if (!number(optarg, 0, 1000, &o->gap_ms))
-				return bad("--gap-ms", optarg, "0 to 1000");
-			break;
-		case 'S':
-			if (!number(optarg, 0, 60, &o->settle_s))
-				return bad("--settle", optarg, "0 to 60");
-			break;
-		case 'k':
-			o->kernel = optarg;
-			break;
-		case 'i':
-			o->initrd = optarg;
-			break;
-		case 'L':
-			o->keep_logs = true;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		case ':':
-			return bad("option", argv[optind - 1], "it needs a value, see --help");
-		default:
-			return bad("option", argv[optind - 1], "see --help");
-		}
-	}
-	if (optind < argc)
-		return bad("argument", argv[optind], "options only, see --help");
-	/* before QEMU: a directory or a text file is a typo, not a boot */
-	return hx_check_boot_files(o->kernel, o->initrd);
-}
+static char img[PATH_MAX];
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -235,7 +60,7 @@ static double median(const double *v, int n)
 }
 
 /* One run of count overwrites; adds to c.  0 or -1. */
-static int one_run(struct vm *vm, const struct opts *o, int flag, const char *sync,
+static int one_run(struct vm *vm, const struct nm_opts *o, int flag, const char *sync,
 		   struct cell *c)
 {
 	long long w0, f0, w1, f1, n, wus, sus, ous, moved;
@@ -270,7 +95,7 @@ static int one_run(struct vm *vm, const struct opts *o, int flag, const char *sy
 	return 0;
 }
 
-static const char *throttle_for(const struct opts *o, const char *cache)
+static const char *throttle_for(const struct nm_opts *o, const char *cache)
 {
 	static char t[160];
 
@@ -281,7 +106,7 @@ static const char *throttle_for(const struct opts *o, const char *cache)
 }
 
 /* cells[sync][flag] for one filesystem and disk model */
-static int measure(const struct opts *o, const char *fs, const char *cache,
+static int measure(const struct nm_opts *o, const char *fs, const char *cache,
 		   struct cell cells[N_SYNC][2], char *release, size_t rn, char *qemu, size_t qn)
 {
 	static char logdir[600];
@@ -297,7 +122,9 @@ static int measure(const struct opts *o, const char *fs, const char *cache,
 		return -1;
 	cfg.drives[0].opts = throttle_for(o, cache);
 	if (o->keep_logs) {
-		snprintf(logdir, sizeof(logdir), "results/logs/nomtime-bench/%s-%s", fs, cache);
+		/* this run's folder: an earlier run's logs are never mixed in */
+		snprintf(logdir, sizeof(logdir), "results/%s/nomtime-bench/%s-%s",
+			 hx_logs_subdir(&(struct hx_opts){ .keep_logs = true }), fs, cache);
 		cfg.logdir = logdir;
 	}
 	v = vm_start(&vm, &cfg);
@@ -341,15 +168,15 @@ int main(int argc, char **argv)
 {
 	static struct cell cells[MAX_FS][2][N_SYNC][2];	/* fs, cache, sync, flag */
 	char release[128] = "?", qemu[64] = "?";
-	struct opts o;
-	int r = parse(argc, argv, &o), bad = 0;
-	const char *tmp = getenv("TMPDIR");
+	struct nm_opts o;
+	int r = nm_parse_args(argc, argv, &o), bad = 0;
 
 	if (r)
-		return r;
-	snprintf(img, sizeof(img), "%s/nomtime-bench.%d.img", tmp && *tmp ? tmp : "/var/tmp",
-		 (int)getpid());
+		return r == 1 ? 0 : 2;
 	cleanup_install();
+	/* beside an owner record: a later run sweeps it if this one is killed */
+	if (nm_image_claim(img, sizeof(img)))
+		return 2;
 	cleanup_file(img);
 	for (int f = 0; f < o.n_fs; f++)
 		for (int k = 0; k < o.n_cache; k++)
@@ -365,6 +192,9 @@ int main(int argc, char **argv)
 	       release, qemu, o.profile,
 	       !strcmp(o.profile, "emmc") ? " (20 MiB/s, 2000 write IOPS)" : "",
 	       o.runs, o.count, o.gap_ms, o.settle_s);
+	if (o.keep_logs)
+		printf("guest logs: results/%s/nomtime-bench (this run's)\n\n",
+		       hx_logs_subdir(&(struct hx_opts){ .keep_logs = true }));
 	printf("  fs    cache  sync       O_NOMTIME  writes  flushes  requests  ms/op  (write + sync)\n");
 	for (int f = 0; f < o.n_fs; f++)
 		for (int k = 0; k < o.n_cache; k++)

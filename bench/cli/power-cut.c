@@ -4,8 +4,12 @@
 #include <time.h>
 
 #include "cleanup.h"
+#include "outdir.h"
 #include "outset.h"
 #include "pcreport.h"
+
+/* The results set run_one() replaces: checked up front (outdir.h). */
+static const char *const results[] = { "powercut.json", "powercut.csv", NULL };
 
 static void progress(const struct pc_opts *o, const struct pc_result *run, int total)
 {
@@ -97,6 +101,7 @@ int main(int argc, char **argv)
 	rc = pc_parse_args(argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : 2;
+	outdir_expect(results);
 	if (hx_check_inputs(&o.hx, true))
 		return 2;
 	cleanup_install();

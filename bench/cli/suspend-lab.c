@@ -6,41 +6,32 @@
 
 #include "cleanup.h"
 #include "lab.h"
+#include "outdir.h"
 #include "outset.h"
 #include "report.h"
 
+/* The results set write_reports() replaces: checked up front (outdir.h). */
+static const char *const results[] = {
+	"latency.json", "latency.csv", "latency.svg", "latency.png", "report.html", NULL
+};
+
 /* The guest's RAM must fit in what the host has free. */
-static int check_host_mem(int mem_mb)
-{
-	char line[256];
-	long long avail_kb = -1;
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		sscanf(line, "MemAvailable: %lld", &avail_kb);
-	if (f)
-		fclose(f);
-	if (avail_kb > 0 && (long long)mem_mb * 1024 > avail_kb)
-		return cli_bad("the guest needs %d MiB of RAM for this --dirty list, and the host has %lld MiB available",
-			       mem_mb, avail_kb / 1024);
-	return 0;
-}
-
 static int write_reports(const struct lab_view *v, const char *dir)
 {
 	struct outset set;
-	char svg[1200];
+	char *svg;
 	int bad = 0;
 
 	if (outset_begin(&set, dir))
 		return 1;
 	bad += report_json(outset_path(&set, "latency.json"), v) != 0;
 	bad += report_csv(outset_path(&set, "latency.csv"), v) != 0;
-	snprintf(svg, sizeof(svg), "%s", outset_path(&set, "latency.svg"));
-	bad += report_plot(svg, v) != 0;
+	svg = strdup(outset_path(&set, "latency.svg"));
+	bad += !svg || report_plot(svg, v) != 0;
 	bad += report_plot(outset_path(&set, "latency.png"), v) != 0;
 	/* the page inlines the chart just rendered */
-	bad += report_html(outset_path(&set, "report.html"), v, svg) != 0;
+	bad += !svg || report_html(outset_path(&set, "report.html"), v, svg) != 0;
+	free(svg);
 	if (outset_commit(&set, bad))
 		return 1;
 	fprintf(stderr, "suspend-lab: wrote %s/latency.{json,csv,svg,png} and %s/report.html\n",
@@ -88,7 +79,12 @@ int main(int argc, char **argv)
 	rc = lab_parse_args(argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : 2;
-	if (hx_check_inputs(&o.hx, true) || check_host_mem(lab_mem_mb(&o)))
+	/* every check before hx_check_inputs() makes, locks or sweeps --out */
+	if (cli_host_mem(lab_mem_mb(&o), o.mem_mb > 0, "this --dirty list",
+			 cli_mem_available_mib()))
+		return 2;
+	outdir_expect(results);
+	if (hx_check_inputs(&o.hx, true))
 		return 2;
 	cleanup_install();
 	if (!o.hx.fs_all)

@@ -10,10 +10,12 @@
 
 enum kind { FREE, PID, FILE_, DIR_ };
 
+/* path is the caller's string copied whole: a cut one could name another
+ * file.  Freed only outside a handler, when the slot is reused. */
 static struct slot {
 	volatile sig_atomic_t kind;
 	pid_t pid;
-	char path[512];
+	char *path;
 } slots[SLOTS];
 
 static int add(enum kind k, pid_t pid, const char *path)
@@ -22,8 +24,10 @@ static int add(enum kind k, pid_t pid, const char *path)
 		if (slots[i].kind != FREE)
 			continue;
 		slots[i].pid = pid;
-		if (path)
-			snprintf(slots[i].path, sizeof(slots[i].path), "%s", path);
+		free(slots[i].path);
+		slots[i].path = NULL;
+		if (path && !(slots[i].path = strdup(path)))
+			return -1;
 		slots[i].kind = k;	/* last: a handler sees a whole entry */
 		return i;
 	}

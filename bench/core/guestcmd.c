@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "guestcmd.h"
 
 #include <stdarg.h>
@@ -50,19 +51,26 @@ static enum verdict vreq(struct vm *vm, int timeout_ms, char **out, int *st, boo
 			 const char *fmt, va_list ap)
 {
 	struct out_buf b = { .ch = &vm->agent };
-	char cmd[2048];
+	char *cmd;
 	int status = -1;
 	enum verdict v;
 
 	if (out)
 		*out = NULL;
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	if (st)
+		*st = status;
+	/* whole or not at all: a command cut short is another command */
+	if (vasprintf(&cmd, fmt, ap) < 0) {
+		fprintf(stderr, "%s: guest request: out of memory\n", cli_prog);
+		return VERDICT_SETUP_FAILED;
+	}
 	v = vm_agent_request(vm, cmd, collect, &b, timeout_ms, &status);
 	if (st)
 		*st = status;
 	if (v == VERDICT_OK && status)
 		v = VERDICT_SETUP_FAILED;
 	if (v != VERDICT_OK && quiet && status > 0) {
+		free(cmd);
 		free(b.s);
 		return v;
 	}
@@ -72,9 +80,11 @@ static enum verdict vreq(struct vm *vm, int timeout_ms, char **out, int *st, boo
 			vm->agent.why, cmd);
 		if (b.s && status > 0)
 			fprintf(stderr, "%.2000s", b.s);
+		free(cmd);
 		free(b.s);
 		return v;
 	}
+	free(cmd);
 	if (b.s && b.len)
 		b.s[b.len - 1] = '\0';	/* no trailing newline */
 	if (out)

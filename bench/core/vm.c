@@ -135,7 +135,10 @@ static int make_dirs(struct vm *vm, const struct vm_config *cfg)
 		return 0;
 	}
 	vm->keep_logs = true;
-	snprintf(vm->logdir, sizeof(vm->logdir), "%s", cfg->logdir);
+	if (snprintf(vm->logdir, sizeof(vm->logdir), "%s", cfg->logdir) >= (int)sizeof(vm->logdir)) {
+		errno = ENAMETOOLONG;	/* a cut name would put the logs elsewhere */
+		return -1;
+	}
 	for (char *p = vm->logdir + 1; *p; p++)
 		if (*p == '/') {
 			*p = '\0';
@@ -209,8 +212,9 @@ enum verdict vm_start(struct vm *vm, const struct vm_config *cfg)
 	vm->qmp_timeout_ms = cfg->qmp_timeout_ms > 0 ? cfg->qmp_timeout_ms : 5000;
 	cleanup_install();
 	if (make_dirs(vm, cfg))
-		return fail(vm, VERDICT_QEMU_START_FAILED, "cannot make %s: %s",
-			    vm->sockdir[0] ? vm->logdir : "a private directory",
+		return fail(vm, VERDICT_QEMU_START_FAILED, "cannot make %s%s: %s",
+			    vm->sockdir[0] ? vm->logdir : "a private directory in ",
+			    vm->sockdir[0] ? "" : rundir_base(),
 			    strerror(errno));
 	if (cfg->firmware == VM_FW_UEFI) {
 		vm_path_in(path, sizeof(path), vm->logdir, "ovmf-vars.fd");

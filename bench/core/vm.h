@@ -16,6 +16,7 @@
 
 #include "chan.h"
 #include "qmp.h"
+#include "rundir.h"
 #include "verdict.h"
 
 enum vm_firmware { VM_FW_BIOS, VM_FW_UEFI };
@@ -53,7 +54,7 @@ struct vm {
 	struct qmp *qmp;
 	FILE *qmp_log;
 	struct chan agent;
-	char sockdir[64];		/* private: qmp.sock, agent.sock */
+	char sockdir[RUNDIR_PATH_SIZE];	/* private: qmp.sock, agent.sock */
 	char logdir[512];		/* serial.log, qemu.stderr, qmp.log */
 	bool keep_logs;
 	int qmp_timeout_ms;

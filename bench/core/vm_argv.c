@@ -56,7 +56,7 @@ static const char *esc(char *buf, size_t n, const char *dir, const char *name)
 
 int vm_build_argv(struct vm *vm, const struct vm_config *cfg)
 {
-	char tmpl[64];
+	char tmpl[RUNDIR_PATH_SIZE];
 	const char *sd = vm->sockdir;
 
 	if (!sd[0]) {

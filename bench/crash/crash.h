@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "hx.h"
 #include "powercut.h"
 #include "states.h"
@@ -22,6 +24,9 @@
 #define CS_SCHEMA "suspend-lab/crash-states/1"
 #define CS_SHARD_SCHEMA "suspend-lab/crash-shard/1"
 #define CS_MAX_PER_BOOT 24
+/* The longest --out, --rec or --image: what crash-states derives from
+ * them fits its buffers, so a longer one is refused, never cut. */
+#define CS_PATH_MAX 512
 /* A state whose image could not be built from the log: not judged. */
 #define CS_REPLAY_FAILED "ReplayFailed"
 
@@ -60,6 +65,7 @@ struct cs_cycle {
 	int n_files;
 	uint64_t file_begin[PC_MAX_FILES], file_end[PC_MAX_FILES];
 	bool replay_matches;		/* the whole log replayed == the disk QEMU wrote */
+	char log_sha256[65], base_sha256[65];	/* as meta.json has them, once proven */
 	/* from the log, once loaded */
 	struct lw_log log;
 	struct cs_marks m;
@@ -92,8 +98,16 @@ struct cs_result {
 /* Options (csopts.c): 0, 1 after --help, 2 after one error line. */
 int cs_parse_args(int argc, char **argv, struct cs_opts *o);
 
-/* ---- recordings (meta.c) ---- */
+/* ---- recordings (meta.c, metaread.c) ---- */
+#define CS_META_SCHEMA "suspend-lab/crash-recording/2"
+/* before meta.json carried the recording's sizes and digests */
+#define CS_META_SCHEMA_V1 "suspend-lab/crash-recording/1"
+/* meta.json with the sizes and digests of base.img and write.log, sealed
+ * (recdigest.h): 0, or -1 after one line. */
 int cs_meta_write(const struct cs_cycle *c);
+/* meta.json read, its seal and fields checked, into c: its JSON, or NULL
+ * after one line naming the file. */
+json_t *cs_meta_load(struct cs_cycle *c, const char *path);
 /* Reads meta.json and scans the log: 0, or -1 after one line. */
 int cs_cycle_load(struct cs_cycle *c, const char *dir, int number);
 void cs_cycle_free(struct cs_cycle *c);

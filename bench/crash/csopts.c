@@ -235,7 +235,7 @@ int cs_parse_args(int argc, char **argv, struct cs_opts *o)
 		.valid_of = valid_of, .handle = handle, .usage = usage,
 	};
 	static const char *const cmds[] = { "all", "record", "judge", "merge", "replay" };
-	static char rec[1100];
+	static char rec[CS_PATH_MAX + 16];
 	unsigned cmd = C_ALL;
 	int rc;
 
@@ -269,6 +269,16 @@ int cs_parse_args(int argc, char **argv, struct cs_opts *o)
 		return rc;
 	if (o->hx.fs_all)
 		return cli_bad("--fs all: a recording holds one filesystem; give --fs NAME per --out");
+	/* every path crash-states makes fits its buffers, or nothing starts */
+	if (strlen(o->hx.out_dir) > CS_PATH_MAX)
+		return cli_bad("--out: the path is %zu bytes (valid: at most %d)",
+			       strlen(o->hx.out_dir), CS_PATH_MAX);
+	if (o->rec_dir && strlen(o->rec_dir) > CS_PATH_MAX)
+		return cli_bad("--rec: the path is %zu bytes (valid: at most %d)",
+			       strlen(o->rec_dir), CS_PATH_MAX);
+	if (o->replay_image && strlen(o->replay_image) > CS_PATH_MAX)
+		return cli_bad("--image: the path is %zu bytes (valid: at most %d)",
+			       strlen(o->replay_image), CS_PATH_MAX);
 	if (!o->rec_dir) {
 		snprintf(rec, sizeof(rec), "%s/crash-rec", o->hx.out_dir);
 		o->rec_dir = rec;

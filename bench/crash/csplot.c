@@ -3,6 +3,7 @@
  * position, one panel per setting, one mark per kind of state, with each
  * cycle's request and the sync's last flush drawn in.  gnuplot (or
  * $GNUPLOT) renders the SVG; its input sits beside the output until then.
+ * File names reach gnuplot as data (gp_path()): --out is never code.
  */
 #define _GNU_SOURCE
 #include "crash.h"
@@ -11,12 +12,14 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "escape.h"
 
 #define MIB 1048576.0
 
@@ -39,7 +42,8 @@ static int data(const char *path, const struct cs_run *run)
 	return fclose(f) ? -1 : 0;
 }
 
-static void panel(FILE *f, const struct cs_run *run, int sync, const char *dat)
+/* D names the data file (script()). */
+static void panel(FILE *f, const struct cs_run *run, int sync)
 {
 	static const char *const kinds[] = { "flush", "prefix", "gap" };
 	static const char *const titles[] = { "after a flush", "no write cache",
@@ -69,8 +73,8 @@ static void panel(FILE *f, const struct cs_run *run, int sync, const char *dat)
 	}
 	fprintf(f, "plot ");
 	for (int k = 0; k < 3; k++)
-		fprintf(f, "%s'%s' u ($1 == %d && strcol(2) eq '%s' ? $3 : 1/0):4 w p pt %d"
-			" title '%s'", k ? ", " : "", dat, sync, kinds[k], 5 + 2 * k, titles[k]);
+		fprintf(f, "%sD u ($1 == %d && strcol(2) eq '%s' ? $3 : 1/0):4 w p pt %d"
+			" title '%s'", k ? ", " : "", sync, kinds[k], 5 + 2 * k, titles[k]);
 	fprintf(f, ", NaN w l dt 2 lc rgb '#888888' title 'request', NaN w l dt 3"
 		" lc rgb '#cc0000' title \"sync's last flush\"\n");
 }
@@ -85,13 +89,16 @@ static int script(const char *path, const char *dat, const char *out, const stru
 	for (int c = 0; c < run->n_cycles; c++)
 		if (run->cy[c].m.n > maxpos)
 			maxpos = run->cy[c].m.n;
-	fprintf(f, "set terminal svg size 900,700 dynamic font 'sans,11'\nset output '%s'\n"
-		"set multiplot layout 2,1 title 'Crash states: bytes lost against the crash point'\n"
+	fputs("set terminal svg size 900,700 dynamic font 'sans,11'\nset output ", f);
+	gp_path(f, out);
+	fputs("\nD = ", f);
+	gp_path(f, dat);
+	fprintf(f, "\nset multiplot layout 2,1 title 'Crash states: bytes lost against the crash point'\n"
 		"set xlabel 'log position (entries issued before the crash)'\n"
 		"set ylabel 'lost (MiB)'\nset key outside right\nset grid\n"
-		"set xrange [0:%d]\nset yrange [-0.5:*]\n", out, maxpos + 1);
-	panel(f, run, 1, dat);
-	panel(f, run, 0, dat);
+		"set xrange [0:%d]\nset yrange [-0.5:*]\n", maxpos + 1);
+	panel(f, run, 1);
+	panel(f, run, 0);
 	fprintf(f, "unset multiplot\n");
 	return fclose(f) ? -1 : 0;
 }
@@ -121,13 +128,16 @@ static int run_gnuplot(const char *gp_script)
 
 int cs_plot(const char *path, const struct cs_run *run)
 {
-	char dat[1100], gp[1100], tmp[1100];
-	int h[3], rc;
+	char *dat = NULL, *gp = NULL, *tmp = NULL;
+	int h[3] = { -1, -1, -1 }, rc = -1;
 	struct stat st;
 
-	snprintf(dat, sizeof(dat), "%s.tmp.dat", path);
-	snprintf(gp, sizeof(gp), "%s.tmp.gp", path);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.svg", path);
+	/* names of any length: never cut short */
+	if (asprintf(&dat, "%s.tmp.dat", path) < 0 || asprintf(&gp, "%s.tmp.gp", path) < 0 ||
+	    asprintf(&tmp, "%s.tmp.svg", path) < 0) {
+		fprintf(stderr, "%s: plot: out of memory\n", cli_prog);
+		goto out;
+	}
 	h[0] = cleanup_file(dat);
 	h[1] = cleanup_file(gp);
 	h[2] = cleanup_file(tmp);
@@ -138,6 +148,11 @@ int cs_plot(const char *path, const struct cs_run *run)
 	unlink(gp);
 	unlink(tmp);
 	for (int i = 0; i < 3; i++)
-		cleanup_forget(h[i]);
+		if (h[i] >= 0)
+			cleanup_forget(h[i]);
+out:
+	free(dat);
+	free(gp);
+	free(tmp);
 	return rc;
 }

@@ -116,6 +116,26 @@ static void drops(const struct cs_run *run, int *n, int *caught)
 	}
 }
 
+/* A provenance string for the table: shards are input, so a control
+ * character (a newline that forges a row, an escape sequence) is shown as
+ * '?', a long one cut with "...", a missing one as "?".  Rotating buffers:
+ * a few per line. */
+static const char *shown(json_t *o, const char *key)
+{
+	static char buf[8][132];
+	static int k;
+	const char *s = json_string_value(json_object_get(o, key));
+	char *b = buf[k++ % 8];
+	size_t n = 0;
+
+	if (!s)
+		return "?";
+	for (; s[n] && n < 128; n++)
+		b[n] = (unsigned char)s[n] < 0x20 || s[n] == 0x7f ? '?' : s[n];
+	snprintf(b + n, sizeof(buf[0]) - n, "%s", s[n] ? "..." : "");
+	return b;
+}
+
 void cs_report_table(FILE *f, const struct cs_run *run)
 {
 	struct cs_sum sum[2 * (ALL_PHASES + 1)];
@@ -124,16 +144,16 @@ void cs_report_table(FILE *f, const struct cs_run *run)
 	json_t *prof = json_object_get(p, "profile"), *model = json_object_get(p, "model");
 
 	fprintf(f, "crash-states %s, recorded %s\n",
-		json_string_value(json_object_get(p, "program_version")),
-		json_string_value(json_object_get(p, "recorded")));
-	fprintf(f, "kernel    %s, knob %s\n", json_string_value(json_object_get(p, "kernel_release")),
-		json_string_value(json_object_get(p, "knob")));
+		shown(p, "program_version"),
+		shown(p, "recorded"));
+	fprintf(f, "kernel    %s, knob %s\n", shown(p, "kernel_release"),
+		shown(p, "knob"));
 	fprintf(f, "qemu      %s, accel %s, data disk logged by blklogwrites\n",
-		json_string_value(json_object_get(p, "qemu_version")),
-		json_string_value(json_object_get(p, "accel")));
+		shown(p, "qemu_version"),
+		shown(p, "accel"));
 	fprintf(f, "profile   %s, state %s, largest file %lld B, seed %lld\n",
-		json_string_value(json_object_get(prof, "name")),
-		json_string_value(json_object_get(p, "state")),
+		shown(prof, "name"),
+		shown(p, "state"),
 		(long long)json_integer_value(json_object_get(p, "largest_file_bytes")),
 		(long long)json_integer_value(json_object_get(p, "seed")));
 	fprintf(f, "states    after every flush, %lld per gap between flushes, %lld write"

@@ -119,9 +119,18 @@ int lw_open(struct lw_log *l, const char *path, uint32_t default_ss, char *why, 
 	int cap = 0;
 
 	memset(l, 0, sizeof(*l));
-	l->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (l->fd < 0 || fstat(l->fd, &st))
-		return failf(why, n, "%s: %s", path, strerror(errno));
+	l->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (l->fd < 0 || fstat(l->fd, &st)) {
+		failf(why, n, "%s: %s", path, strerror(errno));
+		lw_close(l);
+		return -1;
+	}
+	/* a directory reads as a log of 0 entries: say what it is instead */
+	if (!S_ISREG(st.st_mode)) {
+		lw_close(l);
+		return failf(why, n, "%s: not a regular file (%s)", path,
+			     S_ISDIR(st.st_mode) ? "a directory" : "a device, FIFO or socket");
+	}
 	l->file_size = st.st_size;
 	l->sectorsize = default_ss;
 	if (l->file_size >= sizeof(super) && pread_all(l->fd, super, sizeof(super), 0) &&

@@ -1,7 +1,9 @@
 /* Recordings on disk: meta.json beside base.img and write.log, read back
- * with the log scanned and the marks turned into log positions. */
+ * (once proven whole, recdigest.h) with the log scanned and the marks
+ * turned into log positions. */
 #define _GNU_SOURCE
 #include "crash.h"
+#include "escape.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,49 +13,67 @@
 #include <string.h>
 
 #include "outfile.h"
+#include "recdigest.h"
 
-#define META_SCHEMA "suspend-lab/crash-recording/1"
 
-static int dump(FILE *f, const void *ctx)
+static int put_text(FILE *f, const void *ctx)
 {
-	return json_dumpf(ctx, f, JSON_INDENT(2)) ? -1 : 0;
+	return fputs(ctx, f) < 0 ? -1 : 0;
 }
 
+/* meta.json, with the sizes and digests of the files beside it and its
+ * own digest last (recdigest.h). */
 int cs_meta_write(const struct cs_cycle *c)
 {
-	json_t *files = json_array(), *j;
-	char path[800];
-	int rc;
+	json_t *files = json_array(), *j, *rec;
+	char why[400], zeros[65], *text = NULL, *full = NULL, *path = NULL;
+	int rc = -1;
 
 	for (int i = 0; i < c->n_files; i++)
 		json_array_append_new(files, json_pack("{s:I, s:I}",
 				      "begin_bytes", (json_int_t)c->file_begin[i],
 				      "end_bytes", (json_int_t)c->file_end[i]));
-	j = json_pack("{s:s, s:i, s:i, s:s, s:I, s:I, s:i, s:s, s:s, s:s, s:s, s:s, s:s,"
+	j = json_pack("{s:s, s:i, s:i, s:s, s:I, s:I, s:i, s:s, s:o, s:o, s:o, s:s, s:s,"
 		      " s:{s:I, s:I, s:o, s:I}, s:o, s:b}",
-		      "schema", META_SCHEMA, "cycle", c->number, "sync", c->sync,
+		      "schema", CS_META_SCHEMA, "cycle", c->number, "sync", c->sync,
 		      "state", c->state, "largest_file_bytes", (json_int_t)c->big_bytes,
 		      "seed", (json_int_t)c->seed, "plan_index", c->plan_index,
-		      "date", c->date, "kernel_release", c->kernel_release,
-		      "qemu_version", c->qemu_version, "knob", c->knob, "profile", c->profile,
+		      "date", c->date, "kernel_release", json_text(c->kernel_release),
+		      "qemu_version", json_text(c->qemu_version), "knob", json_text(c->knob),
+		      "profile", c->profile,
 		      "filesystem", c->fs, "log_bytes_at", "start", (json_int_t)c->at_start,
 		      "request", (json_int_t)c->at_request,
 		      "suspended", c->suspended ? json_integer(c->at_suspended) : json_null(),
 		      "end", (json_int_t)c->at_end,
 		      "files", files, "replay_matches", c->replay_matches);
-	if (!j)
+	if (!j) {
+		fprintf(stderr, "%s: %s: cannot write meta.json (a string that is not UTF-8?)\n",
+			cli_prog, c->dir);
 		return -1;
-	snprintf(path, sizeof(path), "%s/meta.json", c->dir);
-	rc = outfile_write(path, dump, j);
+	}
+	rec = cs_rec_files(c->dir, why, sizeof(why));
+	if (!rec) {
+		fprintf(stderr, "%s: %s\n", cli_prog, why);
+		goto out;
+	}
+	json_object_set_new(j, "recorded_files", rec);
+	memset(zeros, '0', 64);
+	zeros[64] = '\0';
+	json_object_set_new(j, CS_META_DIGEST_KEY, json_string(zeros));	/* sealed below */
+	text = json_dumps(j, JSON_INDENT(2));
+	if (!text || asprintf(&full, "%s\n", text) < 0 || cs_meta_seal(full) ||
+	    asprintf(&path, "%s/meta.json", c->dir) < 0) {
+		fprintf(stderr, "%s: %s: cannot write meta.json (out of memory)\n", cli_prog,
+			c->dir);
+		goto out;
+	}
+	rc = outfile_write(path, put_text, full);
+out:
+	free(path);
+	free(full);
+	free(text);
 	json_decref(j);
 	return rc;
-}
-
-static void str(json_t *j, const char *key, char *buf, size_t n)
-{
-	const char *s = json_string_value(json_object_get(j, key));
-
-	snprintf(buf, n, "%s", s ? s : "?");
 }
 
 /* The plan's file of a kind; -1 if none. */
@@ -71,73 +91,48 @@ static int file_of(const struct cs_cycle *c, const char *kind)
 	return -1;
 }
 
-static int parse(struct cs_cycle *c, json_t *j, const char *path)
-{
-	json_t *at = json_object_get(j, "log_bytes_at"), *files = json_object_get(j, "files");
-	json_t *susp = json_object_get(at, "suspended"), *f;
-	const char *schema = json_string_value(json_object_get(j, "schema"));
-	size_t i;
-
-	if (!schema || strcmp(schema, META_SCHEMA) || !json_is_object(at) ||
-	    !json_is_array(files) || json_array_size(files) > PC_MAX_FILES) {
-		fprintf(stderr, "%s: %s: not a crash-states recording\n", cli_prog, path);
-		return -1;
-	}
-	c->sync = json_integer_value(json_object_get(j, "sync"));
-	str(j, "state", c->state, sizeof(c->state));
-	c->big_bytes = json_integer_value(json_object_get(j, "largest_file_bytes"));
-	c->seed = json_integer_value(json_object_get(j, "seed"));
-	c->plan_index = json_integer_value(json_object_get(j, "plan_index"));
-	str(j, "date", c->date, sizeof(c->date));
-	str(j, "kernel_release", c->kernel_release, sizeof(c->kernel_release));
-	str(j, "qemu_version", c->qemu_version, sizeof(c->qemu_version));
-	str(j, "knob", c->knob, sizeof(c->knob));
-	str(j, "profile", c->profile, sizeof(c->profile));
-	str(j, "filesystem", c->fs, sizeof(c->fs));
-	if (!c->fs[0])	/* recorded before the filesystem matrix */
-		snprintf(c->fs, sizeof(c->fs), "ext4");
-	c->at_start = json_integer_value(json_object_get(at, "start"));
-	c->at_request = json_integer_value(json_object_get(at, "request"));
-	c->suspended = json_is_integer(susp);
-	c->at_suspended = json_integer_value(susp);
-	c->at_end = json_integer_value(json_object_get(at, "end"));
-	c->replay_matches = json_is_true(json_object_get(j, "replay_matches"));
-	json_array_foreach(files, i, f) {
-		c->file_begin[i] = json_integer_value(json_object_get(f, "begin_bytes"));
-		c->file_end[i] = json_integer_value(json_object_get(f, "end_bytes"));
-	}
-	c->n_files = json_array_size(files);
-	if ((c->sync != 0 && c->sync != 1) || c->big_bytes < 1 || c->plan_index < 0) {
-		fprintf(stderr, "%s: %s: bad values\n", cli_prog, path);
-		return -1;
-	}
-	return 0;
-}
-
 int cs_cycle_load(struct cs_cycle *c, const char *dir, int number)
 {
-	char path[800], why[300];
-	json_error_t err;
+	char path[800], why[400];
 	json_t *j;
-	int rc;
+	int entries = -1, rc;
 
 	memset(c, 0, sizeof(*c));
 	c->log.fd = -1;
 	c->number = number;
-	snprintf(c->dir, sizeof(c->dir), "%s", dir);
-	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	j = json_load_file(path, 0, &err);
-	if (!j) {
-		fprintf(stderr, "%s: %s: %s\n", cli_prog, path, err.text);
+	if (snprintf(c->dir, sizeof(c->dir), "%s", dir) >= (int)sizeof(c->dir) ||
+	    snprintf(path, sizeof(path), "%s/meta.json", dir) >= (int)sizeof(path)) {
+		fprintf(stderr, "%s: %s: the path is too long\n", cli_prog, dir);
 		return -1;
 	}
-	rc = parse(c, j, path);
-	json_decref(j);
-	if (rc)
+	j = cs_meta_load(c, path);
+	if (!j)
 		return -1;
+	/* whole before used: sizes and digests as recorded */
+	rc = cs_rec_verify(json_object_get(j, "recorded_files"), dir, c->at_end, &entries, why,
+			   sizeof(why));
+	if (!rc) {
+		json_t *rf = json_object_get(j, "recorded_files");
+
+		snprintf(c->log_sha256, sizeof(c->log_sha256), "%s", json_string_value(
+			 json_object_get(json_object_get(rf, "write.log"), "sha256")));
+		snprintf(c->base_sha256, sizeof(c->base_sha256), "%s", json_string_value(
+			 json_object_get(json_object_get(rf, "base.img"), "sha256")));
+	}
+	json_decref(j);
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", cli_prog, why);
+		return -1;
+	}
 	snprintf(path, sizeof(path), "%s/write.log", dir);
 	if (lw_open(&c->log, path, 512, why, sizeof(why))) {
 		fprintf(stderr, "%s: %s\n", cli_prog, why);
+		return -1;
+	}
+	if (c->log.n != entries) {
+		fprintf(stderr, "%s: %s: %d whole entries, the recording has %d (%s)\n", cli_prog,
+			path, c->log.n, entries, c->log.stop);
+		lw_close(&c->log);
 		return -1;
 	}
 	c->m.n = c->log.n;
@@ -190,10 +185,14 @@ int cs_cycles_load(const char *rec, struct cs_cycle **out)
 		return -1;
 	}
 	while ((de = readdir(d))) {
-		char dir[800];
+		char dir[800], canon[32];
 		struct cs_cycle *ncy;
 
+		/* cycle-<n> as record names it: not cycle-01, nor a long name */
 		if (sscanf(de->d_name, "cycle-%d%c", &num, &end) != 1 || num < 1)
+			continue;
+		snprintf(canon, sizeof(canon), "cycle-%d", num);
+		if (strcmp(canon, de->d_name))
 			continue;
 		ncy = realloc(cy, (n + 1) * sizeof(*cy));
 		if (!ncy)

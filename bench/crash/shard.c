@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lab.h"
+#include "escape.h"
 #include "outfile.h"
 #include "shardread.h"
 
@@ -19,11 +20,11 @@ static json_t *provenance(const struct cs_opts *o, const struct cs_cycle *cy)
 {
 	const struct disk_profile *p = disk_profile(cy->profile);
 
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:o, s:o}, s:I, s:I,"
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:s, s:s, s:{s:s, s:o, s:o}, s:I, s:I,"
 			 " s:{s:i, s:i}, s:b, s:s}",
 			 "program_version", LAB_VERSION, "recorded", cy->date,
-			 "kernel_release", cy->kernel_release, "qemu_version", cy->qemu_version,
-			 "knob", cy->knob, "accel", o->hx.accel, "state", cy->state,
+			 "kernel_release", json_text(cy->kernel_release),
+			 "qemu_version", json_text(cy->qemu_version), "knob", json_text(cy->knob), "accel", o->hx.accel, "state", cy->state,
 			 "profile", "name", cy->profile,
 			 "write_bytes_per_s", p && p->write_bps ? json_integer(p->write_bps) : json_null(),
 			 "write_iops", p && p->write_iops ? json_integer(p->write_iops) : json_null(),
@@ -40,13 +41,15 @@ static json_t *j_pos(int p)
 
 static json_t *cycle_json(const struct cs_cycle *c)
 {
-	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:o, s:i, s:o, s:o, s:b}",
+	/* the digests: shards judged from different copies never merge */
+	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:o, s:i, s:o, s:o, s:b, s:s, s:s}",
 			 "cycle", c->number, "sync", c->sync, "entries", c->m.n,
 			 "start", c->m.start, "request", c->m.request,
 			 "suspended", j_pos(c->m.suspended), "flushes", c->n_flushes,
 			 "sync_last_flush", j_pos(c->sync_last_flush),
 			 "fsync_returned", j_pos(c->fsync_pos),
-			 "replay_matches", c->replay_matches);
+			 "replay_matches", c->replay_matches,
+			 "write_log_sha256", c->log_sha256, "base_img_sha256", c->base_sha256);
 }
 
 json_t *cs_result_json(const struct cs_result *r);
@@ -143,6 +146,32 @@ static int cycles(json_t *j, const char *path, struct cs_run *run)
 	return 0;
 }
 
+/* The run lists states in log order, cycle by cycle, each name once: an
+ * edited name or position that keeps its own state consistent still
+ * breaks this.  0, or -1 with why. */
+static int in_order(const struct cs_result *res, int total, char *why, size_t n)
+{
+	for (int i = 1, g = 0; i < total; i++) {
+		const struct cs_result *a = &res[i - 1], *b = &res[i];
+
+		if (b->cycle < a->cycle || (b->cycle == a->cycle && b->pos < a->pos)) {
+			snprintf(why, n, "state %s (\"index\": %d) of cycle %d comes after %s of"
+				 " cycle %d: states are in log order (an edited \"name\" or"
+				 " \"position\")", b->name, b->index, b->cycle, a->name, a->cycle);
+			return -1;
+		}
+		if (b->cycle != a->cycle || b->pos != a->pos)
+			g = i;		/* a new (cycle, position) group */
+		for (int k = g; k < i; k++)
+			if (!strcmp(res[k].name, b->name)) {
+				snprintf(why, n, "state %s of cycle %d is given twice (\"index\": %d"
+					 " and %d)", b->name, b->cycle, res[k].index, b->index);
+				return -1;
+			}
+	}
+	return 0;
+}
+
 int cs_merge(char **paths, int n, struct cs_run *run)
 {
 	json_t **sh = calloc(n + 1, sizeof(*sh));
@@ -227,6 +256,8 @@ int cs_merge(char **paths, int n, struct cs_run *run)
 	}
 	free(owner);
 	run->n = total;
+	if (in_order(run->res, total, why, sizeof(why)))
+		return refuse(sh, "%s", why);
 	{
 		char *p = json_dumps(json_object_get(sh[0], "provenance"),
 				     JSON_SORT_KEYS | JSON_COMPACT);

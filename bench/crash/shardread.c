@@ -98,6 +98,77 @@ int cs_read_cycle(json_t *c, struct cs_cycle *cy, char *why, size_t n)
 	return 0;
 }
 
+#define UNMOUNTABLE "FsUnmountable"
+
+static bool kind_named(const char *s)
+{
+	for (int k = 0; k < CS__KINDS; k++)
+		if (!strcmp(s, cs_kind_name(k)))
+			return true;
+	return false;
+}
+
+/* The bytes fsync'd before the cycle began: all a judge can count as
+ * durable before the cycle's own fsync returned (the plan's heads). */
+static uint64_t durable_before_cycle(void)
+{
+	struct pc_opts po = { .big_bytes = 1 << 20, .state = "mem" };
+	struct pc_record r;
+	uint64_t d = 0;
+
+	memset(&r, 0, sizeof(r));
+	pc_plan(&po, 0, &r);
+	for (int i = 0; i < r.n_files; i++)
+		if (strcmp(r.files[i].kind, "control"))
+			d += r.files[i].durable;
+	return d;
+}
+
+/*
+ * What only a judge's own results can hold (vmjudge.c, pc_tally()): a
+ * mounted state is OK and an unmountable one lost every byte, unreadable;
+ * an fsync loss needs fsync'd bytes among the files judged, and before the
+ * cycle's fsync returned those are only the heads fsync'd before it.
+ */
+static int judge_made(json_t *s, const struct cs_cycle *c, const struct cs_result *r,
+		      char *w, size_t wn)
+{
+	bool ok = !strcmp(r->verdict, "OK");
+	char valid[160];
+
+	if (!r->judged)
+		return 0;
+	if (r->mounted != ok)
+		return bad(w, wn, "fs_mounted", json_object_get(s, "fs_mounted"), ok ?
+			   "true (the verdict is OK: the judge mounted it)" :
+			   "false (the verdict is " UNMOUNTABLE ")");
+	if (!ok && r->lost_bytes != r->expected_bytes)
+		return bad(w, wn, "lost_bytes", json_object_get(s, "lost_bytes"),
+			   "expected_bytes (an unmountable state loses every byte)");
+	if (!ok && r->n[FV_UNREADABLE] != r->files_judged)
+		return bad(w, wn, "files\": {\"unreadable", json_object_get(json_object_get(s,
+			   "files"), "unreadable"), "files_judged (nothing of an unmountable"
+			   " state is readable)");
+	if (c->fsync_pos >= 0 && r->pos < c->fsync_pos &&
+	    r->durable_bytes > durable_before_cycle()) {
+		snprintf(valid, sizeof(valid), "at most %llu at position %d, before the fsync"
+			 " returned at %d", (unsigned long long)durable_before_cycle(), r->pos,
+			 c->fsync_pos);
+		return bad(w, wn, "durable_bytes", json_object_get(s, "durable_bytes"), valid);
+	}
+	if (!r->fsync_intact && !r->durable_bytes) {
+		if (c->fsync_pos >= 0 && r->pos < c->fsync_pos)
+			snprintf(valid, sizeof(valid), "true at position %d, before the fsync"
+				 " returned at %d, with no fsync'd byte judged (\"durable_bytes\": 0)",
+				 r->pos, c->fsync_pos);
+		else
+			snprintf(valid, sizeof(valid), "true with no fsync'd byte judged"
+				 " (\"durable_bytes\": 0)");
+		return bad(w, wn, "fsync_intact", json_object_get(s, "fsync_intact"), valid);
+	}
+	return 0;
+}
+
 static bool known_verdict(const char *v)
 {
 	for (int i = 0; i < VERDICT__COUNT; i++)
@@ -186,16 +257,24 @@ static int fields(json_t *s, const struct cs_cycle *cy, int n_cy, int total, int
 		return bad(w, wn, "cycle", json_object_get(s, "cycle"), "a cycle of the run");
 	r->cycle = v;
 	if (cs_json_int(s, "sync", c->sync, c->sync, false, &v, w, wn) ||
-	    cs_json_int(s, "position", st.pos, st.pos, false, &v, w, wn))
+	    cs_json_int(s, "position", 0, c->m.n, false, &v, w, wn))
 		return -1;
 	r->sync = c->sync;
-	r->pos = st.pos;
-	if (r->pos > c->m.n)
-		return bad(w, wn, "position", json_object_get(s, "position"),
-			   "a position in the cycle's log");
+	r->pos = v;
+	if (get_name(s, "kind", NULL, &str, w, wn))
+		return -1;
+	if (!kind_named(str))
+		return bad(w, wn, "kind", json_object_get(s, "kind"), "flush, prefix, gap or drop");
+	/* the name says both: an edited name is the name's fault */
+	if (st.pos != r->pos || strcmp(str, cs_kind_name(st.kind))) {
+		char valid[96];
+
+		snprintf(valid, sizeof(valid), "the name of a %s state at position %d (its"
+			 " \"kind\" and \"position\")", str, r->pos);
+		return bad(w, wn, "name", json_object_get(s, "name"), valid);
+	}
 	r->phase = cs_phase_of(&c->m, r->pos);
-	if (get_name(s, "kind", cs_kind_name(r->kind), &str, w, wn) ||
-	    get_name(s, "phase", cs_phase_name(r->phase), &str, w, wn) ||
+	if (get_name(s, "phase", cs_phase_name(r->phase), &str, w, wn) ||
 	    get_name(s, "verdict", NULL, &str, w, wn))
 		return -1;
 	if (!known_verdict(str))
@@ -204,6 +283,11 @@ static int fields(json_t *s, const struct cs_cycle *cy, int n_cy, int total, int
 	if (get_bool(s, "judged", false, &r->judged, w, wn) ||
 	    get_bool(s, "fio_verify", true, &fio, w, wn))
 		return -1;
+	/* a judge says OK (mounted) or FsUnmountable, and only then judged */
+	if (r->judged != (!strcmp(str, "OK") || !strcmp(str, UNMOUNTABLE)))
+		return bad(w, wn, "verdict", json_object_get(s, "verdict"), r->judged ?
+			   "OK or " UNMOUNTABLE " (\"judged\": true)" :
+			   "a failure (\"judged\": false)");
 	r->fio_verify = json_is_null(json_object_get(s, "fio_verify")) ? -1 : fio;
 	if (cs_json_int(s, "files_judged", 0, PC_MAX_FILES, false, &v, w, wn))
 		return -1;
@@ -217,7 +301,7 @@ static int fields(json_t *s, const struct cs_cycle *cy, int n_cy, int total, int
 	if (cs_json_int(s, "unexpected_entries", 0, INT32_MAX, false, &v, w, wn))
 		return -1;
 	r->n_unexpected = v;
-	return judged_fields(s, r, w, wn);
+	return judged_fields(s, r, w, wn) || judge_made(s, c, r, w, wn);
 }
 
 int cs_read_state(json_t *s, const struct cs_cycle *cy, int n_cy, int total, int k, int of,

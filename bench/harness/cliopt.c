@@ -118,6 +118,30 @@ const char *cli_env(const char *name)
 	return v && *v ? v : NULL;
 }
 
+long long cli_mem_available_mib(void)
+{
+	char line[256];
+	long long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		sscanf(line, "MemAvailable: %lld", &kb);
+	if (f)
+		fclose(f);
+	return kb > 0 ? kb / 1024 : -1;
+}
+
+int cli_host_mem(int mem_mb, bool given, const char *sized_from, long long avail_mib)
+{
+	if (avail_mib < 0 || mem_mb <= avail_mib)
+		return 0;
+	if (given)
+		return cli_bad("--mem: '%d' is more than the host has available (valid: at most %lld MiB here, the host's MemAvailable)",
+			       mem_mb, avail_mib);
+	return cli_bad("the guest needs %d MiB of RAM for %s, and the host has %lld MiB available",
+		       mem_mb, sized_from, avail_mib);
+}
+
 static const struct option *opt_of(const struct cli *cl, int val)
 {
 	for (const struct option *l = cl->longopts; l->name; l++)

@@ -27,6 +27,16 @@ int cli_path(const char *opt, const char *arg, const char **out);
 /* An environment default; an empty value is as good as none. */
 const char *cli_env(const char *name);
 
+/* The host's MemAvailable in MiB; -1 if /proc/meminfo does not say. */
+long long cli_mem_available_mib(void);
+/*
+ * A guest of mem_mb MiB against the host's avail_mib (-1: unknown, fits).
+ * given: --mem set it, so --mem is blamed, with the host's limit; else the
+ * line names what it was sized from (sized_from: "this --dirty list").
+ * 0, or 2 after one line.
+ */
+int cli_host_mem(int mem_mb, bool given, const char *sized_from, long long avail_mib);
+
 struct cli {
 	const struct option *longopts;
 	const char *shortopts;		/* starting with ':' */

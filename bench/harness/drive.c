@@ -30,7 +30,7 @@ bool drive_wanted(const struct disk_profile *p)
 
 void drive_init(struct drive *d)
 {
-	char tmpl[64];
+	char tmpl[RUNDIR_PATH_SIZE];
 
 	memset(d, 0, sizeof(*d));
 	d->pidfd = d->h_pid = d->h_dir = -1;
@@ -126,7 +126,8 @@ static int files(struct drive *d, const struct drive_config *c, char *sock, char
 		 size_t n)
 {
 	if (rundir_make(d->dir, sizeof(d->dir), "slabd", &d->h_dir, &d->h_files[4]))
-		return fail(d, "cannot make a private directory: %s", strerror(errno));
+		return fail(d, "cannot make a private directory in %s: %s", rundir_base(),
+			    strerror(errno));
 	snprintf(sock, n, "%s/nbd.sock", d->dir);
 	snprintf(pidf, n, "%s/nbdkit.pid", d->dir);
 	d->h_files[0] = cleanup_file(sock);
@@ -189,7 +190,7 @@ static bool ready(const char *pidf, pid_t pid)
 
 int drive_start(struct drive *d, const struct drive_config *c)
 {
-	char filter[600], ff[620], sock[96], pidf[96], img[620], logf[620], delay[48];
+	char filter[600], ff[620], sock[RUNDIR_PATH_SIZE + 16], pidf[RUNDIR_PATH_SIZE + 16], img[620], logf[620], delay[48];
 	char *argv[24];
 	int a = 0, ms = c->timeout_ms > 0 ? c->timeout_ms : 10000;
 	double deadline;
@@ -285,7 +286,7 @@ bool drive_kill(struct drive *d)
 
 void drive_stop(struct drive *d)
 {
-	char path[96];
+	char path[RUNDIR_PATH_SIZE + 16];
 
 	if (drive_alive(d)) {
 		kill(d->pid, SIGTERM);

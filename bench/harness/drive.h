@@ -43,8 +43,8 @@ struct drive {
 	bool reaped;
 	bool started;		/* by drive_start, until drive_stop */
 	bool killed;		/* by drive_kill: a cut, not a failure */
-	char dir[64];		/* private: nbd.sock, nbdkit.pid (and logs) */
-	char uri[128];		/* QEMU's file=: nbd+unix:///?socket=... */
+	char dir[RUNDIR_PATH_SIZE];	/* private: nbd.sock, nbdkit.pid (and logs) */
+	char uri[RUNDIR_PATH_SIZE + 48];	/* QEMU's file=: nbd+unix:///?socket=... */
 	char log[600];		/* the request log */
 	char err[600];		/* nbdkit's stderr */
 	char why[700];		/* why drive_start failed */

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "cliopt.h"
-#include "hostrun.h"
 
 #define MIB (1ULL << 20)
 
@@ -49,8 +48,56 @@ const char *fs_kind_names(const char *sep)
 	return buf;
 }
 
+/*
+ * Runs argv with stdout and stderr into a pipe; line gets the last
+ * non-blank line it printed (what mkfs and the checkers say last is why).
+ * The wait status, or -1 if it could not run.
+ */
+static int run_last_line(char *const *argv, char *line, size_t len)
+{
+	char buf[512];
+	int pipefd[2], status;
+	FILE *out;
+	pid_t pid;
+
+	line[0] = '\0';
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execvp(argv[0], argv);
+		printf("exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	out = fdopen(pipefd[0], "r");
+	while (out && fgets(buf, sizeof(buf), out))
+		if (buf[strspn(buf, " \t\r\n")])
+			snprintf(line, len, "%.*s", (int)strcspn(buf, "\r\n"), buf);
+	if (out)
+		fclose(out);
+	else
+		close(pipefd[0]);
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
 int fs_mkfs(const struct fs_kind *k, const char *label, const char *file,
 	    uint64_t bytes)
+{
+	char why[400];
+
+	return fs_mkfs_why(k, label, file, bytes, why, sizeof(why));
+}
+
+int fs_mkfs_why(const struct fs_kind *k, const char *label, const char *file,
+		uint64_t bytes, char *why, size_t len)
 {
 	char *ext4[] = { "mkfs.ext4", "-q", "-F", "-L", (char *)label, "-E",
 			 "lazy_itable_init=0,lazy_journal_init=0", (char *)file, NULL };
@@ -58,24 +105,35 @@ int fs_mkfs(const struct fs_kind *k, const char *label, const char *file,
 	char *btrfs[] = { "mkfs.btrfs", "-q", "-f", "-L", (char *)label, (char *)file, NULL };
 	char *f2fs[] = { "mkfs.f2fs", "-q", "-f", "-l", (char *)label, (char *)file, NULL };
 	char *const *argv[] = { ext4, xfs, btrfs, f2fs };
-	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), r;
+	char *const *av = argv[k - fs_kinds];
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), st;
+	char last[300];
 
 	if (bytes < k->min_bytes)
 		bytes = k->min_bytes;
 	if (fd < 0 || ftruncate(fd, (off_t)bytes)) {
-		fprintf(stderr, "%s: %s: %s\n", cli_prog, file, strerror(errno));
+		snprintf(why, len, "%s: %s", file, strerror(errno));
+		fprintf(stderr, "%s: %s\n", cli_prog, why);
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
 	close(fd);
-	r = host_run(argv[k - fs_kinds], true);	/* mkfs.btrfs talks even with -q */
-	if (r) {
-		fprintf(stderr, "%s: %s of %s failed (status %d)\n", cli_prog,
-			argv[k - fs_kinds][0], file, r);
-		return -1;
-	}
-	return 0;
+	/* mkfs talks even with -q: its output is kept for the failure only,
+	 * whose last line is the cause ("No space left on device") */
+	st = run_last_line(av, last, sizeof(last));
+	if (st == 0)
+		return 0;
+	if (st < 0)
+		snprintf(why, len, "%s could not run", av[0]);
+	else if (WIFEXITED(st))
+		snprintf(why, len, "%s failed (status %d): %s", av[0], WEXITSTATUS(st),
+			 last[0] ? last : "no message");
+	else
+		snprintf(why, len, "%s killed by signal %d", av[0],
+			 WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	fprintf(stderr, "%s: %s: %s\n", cli_prog, file, why);
+	return -1;
 }
 
 /* The checker's command line, the image last. */
@@ -99,39 +157,14 @@ static void checker_argv(const struct fs_kind *k, const char *image, char **argv
 
 int fs_check(const struct fs_kind *k, const char *image, char *why, size_t len)
 {
-	char cmd[128], buf[512], line[512] = "", *argv[10];
-	int pipefd[2], status;
-	FILE *out;
-	pid_t pid;
+	char cmd[128], line[512], *argv[10];
+	int status;
 
 	checker_argv(k, image, argv, cmd, sizeof(cmd));
-	if (pipe2(pipefd, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		execvp(argv[0], argv);
-		printf("exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(pipefd[1]);
-	out = fdopen(pipefd[0], "r");
-	while (out && fgets(buf, sizeof(buf), out))
-		if (buf[strspn(buf, " \t\r\n")])
-			snprintf(line, sizeof(line), "%.*s", (int)strcspn(buf, "\r\n"), buf);
-	if (out)
-		fclose(out);
-	else
-		close(pipefd[0]);
+	status = run_last_line(argv, line, sizeof(line));
 	if (why)
 		snprintf(why, len, "%s: %s", argv[0], line);
-	if (pid < 0)
-		return -1;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) == 127)
+	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 127)
 		return -1;
 	if (k->fail_from && WEXITSTATUS(status) >= k->fail_from)
 		return -1;

@@ -36,6 +36,10 @@ const char *fs_kind_names(const char *sep);
  * min_bytes), labelled label; 0, or -1 with one line on stderr. */
 int fs_mkfs(const struct fs_kind *k, const char *label, const char *file,
 	    uint64_t bytes);
+/* The same; on failure why gets the cause, mkfs's own last line
+ * included ("No space left on device"), for the verdict's text. */
+int fs_mkfs_why(const struct fs_kind *k, const char *label, const char *file,
+		uint64_t bytes, char *why, size_t len);
 
 /*
  * Runs the kind's checker, read-only, on the image of an unmounted

@@ -98,6 +98,13 @@ static void take(struct hostload *hl, struct host_sample *s)
 	s->busy_s = busy();
 }
 
+double hostload_wait_step(double wait, double sum0, double sum1, double dt)
+{
+	/* two threads waiting the same 20 ms are 20 ms of the guest's time,
+	 * not 40: a period never counts more than itself */
+	return wait + fmin(fmax(0, sum1 - sum0), dt);
+}
+
 static void *sampler(void *arg)
 {
 	struct hostload *hl = arg;
@@ -127,6 +134,10 @@ static void *sampler(void *arg)
 		if (dt > 5 * period)
 			next.late_s += dt - period;
 		take(hl, &next);
+		/* a late period is charged as late already: its wait only up
+		 * to the period itself */
+		next.wait_wall_s = hostload_wait_step(cur.wait_wall_s, cur.wait_s, next.wait_s,
+						      dt - (next.late_s - cur.late_s));
 		cur = next;
 	}
 }
@@ -198,6 +209,8 @@ void hostload_window(struct hostload *hl, double t0, double t1, struct host_wind
 		w->stopped_s = b->stopped_s - a->stopped_s;
 		w->late_s = b->late_s - a->late_s;
 		w->wait_s = b->wait_s - a->wait_s;
+		w->wait_wall_s = b->wait_wall_s - a->wait_wall_s;
+		w->wall_known = true;
 		w->cpu_s = b->cpu_s - a->cpu_s;
 		/* ticks against nanoseconds: a small negative is none */
 		w->others_cpu_s = isnan(a->busy_s) || isnan(b->busy_s) ? INFINITY :
@@ -209,12 +222,26 @@ void hostload_window(struct hostload *hl, double t0, double t1, struct host_wind
 
 double hostload_host_wait(const struct host_window *w)
 {
-	return fmin(w->wait_s, w->others_cpu_s);
+	return fmin(w->wall_known ? w->wait_wall_s : w->wait_s, w->others_cpu_s);
 }
 
 double hostload_taken(const struct host_window *w)
 {
-	return w->stopped_s + w->late_s + hostload_host_wait(w);
+	/* the samples reach a period past each end, and the parts overlap:
+	 * what is charged is never more than the window */
+	return fmin(w->stopped_s + w->late_s + hostload_host_wait(w), w->wall_s);
+}
+
+void hostload_describe(const struct host_window *w, const char *which, char *buf,
+		       size_t n)
+{
+	/* fits a cycle's why[256] with every figure in the thousands */
+	snprintf(buf, n,
+		 "the host took %.3f s of the %.3f s %s (QEMU stopped %.3f s, harness late %.3f s, "
+		 "QEMU waited for a CPU %.3f s of wall-clock time, %.3f s summed over threads, "
+		 "other tasks' CPU explains %.3f s; capped at the window)",
+		 hostload_taken(w), w->wall_s, which, w->stopped_s, w->late_s,
+		 w->wall_known ? w->wait_wall_s : w->wait_s, w->wait_s, hostload_host_wait(w));
 }
 
 bool hostload_stalled(const struct host_window *w)

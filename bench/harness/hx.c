@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -68,7 +69,8 @@ int hx_image(struct hx *h, const char *path, uint64_t bytes)
 		if (outdir_mark_temporary(h->img, &h->h_mark))
 			h->h_mark = -1;
 	}
-	return fs_mkfs(h->o->fs, "ssdata", h->img, bytes);
+	h->img_why[0] = '\0';
+	return fs_mkfs_why(h->o->fs, "ssdata", h->img, bytes, h->img_why, sizeof(h->img_why));
 }
 
 void hx_mount_cmd(const struct hx *h, char *buf, size_t n)
@@ -108,6 +110,37 @@ void hx_image_drop(struct hx *h)
 	h->img[0] = '\0';
 }
 
+const char *hx_logs_subdir(const struct hx_opts *o)
+{
+	static char sub[64];
+
+	if (!o->keep_logs)
+		return NULL;
+	if (!sub[0]) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(sub, sizeof(sub), "logs/run-%Y%m%dT%H%M%SZ", &tm);
+		snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), "-%ld", (long)getpid());
+	}
+	return sub;
+}
+
+bool hx_drive_chosen(const struct hx_opts *o, bool throttled)
+{
+	/* the drive model is part of the profile: on the throttled disk only */
+	return throttled && o->drive_model == HX_DRIVE_AUTO && drive_wanted(o->profile);
+}
+
+const char *hx_disk_cache_mode(const struct hx_opts *o, bool throttled)
+{
+	if (!hx_drive_chosen(o, throttled))
+		return "none";		/* QEMU's cache=none on the image */
+	/* drive_vm() and drive_start() follow the profile's cache */
+	return o->profile && o->profile->volatile_cache ? "writeback" : "writethrough";
+}
+
 void hx_config(struct hx *h, struct vm_config *cfg, bool throttled, char *throttle,
 	       size_t n)
 {
@@ -125,9 +158,7 @@ void hx_config(struct hx *h, struct vm_config *cfg, bool throttled, char *thrott
 	throttle[0] = '\0';
 	if (throttled)
 		disk_profile_throttle(h->o->profile, throttle, n);
-	/* the drive model is part of the profile: on the throttled disk only */
-	h->drive_on = throttled && h->img[0] && h->o->drive_model == HX_DRIVE_AUTO &&
-		      drive_wanted(h->o->profile);
+	h->drive_on = h->img[0] && hx_drive_chosen(h->o, throttled);
 	if (h->drive_on)
 		cfg->drives[cfg->n_drives++] = drive_vm(&h->drive, h->o->profile,
 							throttle, n);
@@ -191,7 +222,17 @@ enum verdict hx_start(struct hx *h, const char *tag, struct vm_config *c)
 		return VERDICT_NOT_RUN;
 	h->boots++;
 	if (h->o->keep_logs) {
-		snprintf(h->logdir, sizeof(h->logdir), "%s/logs/%s", h->o->out_dir, tag);
+		/* this run's own folder: an earlier run's logs are never mixed in */
+		int len = snprintf(h->logdir, sizeof(h->logdir), "%s/%s/%s", h->o->out_dir,
+				   hx_logs_subdir(h->o), tag);
+
+		if (len < 0 || (size_t)len >= sizeof(h->logdir)) {
+			fprintf(stderr, "%s: %s: the log folder's path is longer than %zu bytes\n",
+				cli_prog, tag, sizeof(h->logdir) - 1);
+			h->logdir[0] = '\0';
+			h->boot_failures = h->max_boot_failures;	/* every boot would */
+			return VERDICT_SETUP_FAILED;
+		}
 		cfg.logdir = h->logdir;
 	}
 	if (h->drive_on)

@@ -113,6 +113,7 @@ struct hx {
 	bool drive_on, drive_reported;
 	int boots, boot_failures;
 	char img[600];
+	char img_why[400];		/* why hx_image() failed: mkfs's own words */
 	int h_img, h_mark;
 	char logdir[600];
 	char wb_defaults[160];		/* the kernel's vm.dirty_* at boot */
@@ -142,6 +143,16 @@ void hx_image_keep(struct hx *h);
  */
 void hx_config(struct hx *h, struct vm_config *cfg, bool throttled, char *throttle,
 	       size_t n);
+/* --keep-logs: this run's log folder under --out, "logs/run-<UTC time>-<pid>"
+ * (one per run: a later run's logs never sit beside an earlier report's);
+ * each boot's logs in a folder of its tag there.  NULL without --keep-logs. */
+const char *hx_logs_subdir(const struct hx_opts *o);
+/* Whether hx_config() puts the drive model (nbdkit) under the data disk. */
+bool hx_drive_chosen(const struct hx_opts *o, bool throttled);
+/* The data disk's write cache as hx_config() sets it up: "none" (QEMU's
+ * cache=none on the image), "writeback" (nbdkit's cache filter: unflushed
+ * writes die with a cut) or "writethrough" (nbdkit, no volatile cache). */
+const char *hx_disk_cache_mode(const struct hx_opts *o, bool throttled);
 /* The QEMU command line a boot would use (--show-command); the drive
  * model's socket is a placeholder. */
 void hx_format_command(struct hx *h, bool throttled, char *buf, size_t n);

@@ -1,9 +1,9 @@
 /* The options every program of the lab shares, and their up-front checks. */
+#define _GNU_SOURCE
 #include "hx.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "outdir.h"
+#include "rundir.h"
 
 #define MIB (1024ULL * 1024)
 
@@ -208,10 +209,53 @@ int hx_check_boot_files(const char *kernel, const char *initrd)
 	return 0;
 }
 
-int hx_check_inputs(const struct hx_opts *o, bool need_tools)
+static int make_and_claim(const char *dir, const char *what)
+{
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return cli_bad("%s: cannot make '%s': %s", what, dir, strerror(errno));
+	return outdir_claim(dir);
+}
+
+/* --fs all's part for kind i: out/NAME, and its label for messages */
+static int part(const struct hx_opts *o, size_t i, char **dir, char **what)
+{
+	*what = NULL;
+	if (asprintf(dir, "%s/%s", o->out_dir, fs_kinds[i].name) < 0)
+		return -1;
+	if (asprintf(what, "--out (--fs all's %s part)", fs_kinds[i].name) < 0) {
+		free(*dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* Every part of --fs all, checked (claim false) or made and locked. */
+static int each_part(const struct hx_opts *o, bool claim)
 {
 	struct stat st;
-	char parent[1024];
+	char *dir, *what;
+	int rc = 0;
+
+	for (size_t i = 0; o->fs_all && i < fs_n_kinds && !rc; i++) {
+		if (part(o, i, &dir, &what))
+			return cli_bad("--out: out of memory");
+		if (claim)
+			rc = make_and_claim(dir, what);
+		else if (!lstat(dir, &st) || errno != ENOENT)
+			rc = outdir_check(dir, what);	/* one in the way, found now */
+		free(dir);
+		free(what);
+	}
+	return rc;
+}
+
+/*
+ * Everything is checked before anything is made, locked or swept: a
+ * refused run leaves --out as it found it.
+ */
+int hx_check_inputs(const struct hx_opts *o, bool need_tools)
+{
+	char why[256];
 
 	if (hx_check_boot_files(o->kernel, o->initrd))
 		return 2;
@@ -219,16 +263,12 @@ int hx_check_inputs(const struct hx_opts *o, bool need_tools)
 		return cli_bad("no tools disk: give --tools-disk or TOOLS_DISK= (make tools)");
 	if (o->tools_disk && readable_file("tools-disk", o->tools_disk))
 		return 2;
-	if (!stat(o->out_dir, &st)) {
-		if (!S_ISDIR(st.st_mode))
-			return cli_bad("--out: '%s' is not a directory", o->out_dir);
-		if (access(o->out_dir, W_OK | X_OK))
-			return cli_bad("--out: '%s': %s", o->out_dir, strerror(errno));
-		return outdir_claim(o->out_dir);
-	}
-	snprintf(parent, sizeof(parent), "%s", o->out_dir);
-	if (errno != ENOENT || stat(dirname(parent), &st) || !S_ISDIR(st.st_mode) ||
-	    mkdir(o->out_dir, 0755))
-		return cli_bad("--out: cannot make '%s': %s", o->out_dir, strerror(errno));
-	return outdir_claim(o->out_dir);
+	if (rundir_check_base(why, sizeof(why)))
+		return cli_bad("%s", why);
+	if (outdir_check_len(o->out_dir) || outdir_check(o->out_dir, "--out") ||
+	    each_part(o, false))
+		return 2;
+	if (make_and_claim(o->out_dir, "--out"))
+		return 2;
+	return each_part(o, true);
 }

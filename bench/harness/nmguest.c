@@ -1,16 +1,21 @@
+#define _GNU_SOURCE	/* asprintf */
 #include "nmguest.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fskind.h"
 #include "guestcmd.h"
-#include "hostrun.h"
+#include "prog.h"
+#include "rundir.h"
 
+#define IMG_PREFIX	"nomtime-bench."
 #define SECTOR		512
 #define PART_START	2048	/* sectors: 1 MiB, as fdisk aligns */
 
@@ -57,7 +62,7 @@ int nm_make_disk(const char *img, const char *allow_fs, const char *deny_fs,
 	const char *label[2] = { "nmallow", "nmdeny" };
 	unsigned char mbr[SECTOR] = { 0 };
 	uint32_t sectors;
-	char part[600];
+	char *part;
 	int fd, r = 0;
 
 	if (!fs[0] || !fs[1]) {
@@ -82,11 +87,16 @@ int nm_make_disk(const char *img, const char *allow_fs, const char *deny_fs,
 	if (pwrite(fd, mbr, SECTOR, 0) != SECTOR)
 		r = -1;
 	for (int i = 0; i < 2 && !r; i++) {
-		snprintf(part, sizeof(part), "%s.part%d", img, i + 1);
+		/* the whole path or none: a cut-short name is someone else's file */
+		if (asprintf(&part, "%s.part%d", img, i + 1) < 0) {
+			r = -1;
+			break;
+		}
 		if (fs_mkfs(fs[i], label[i], part, part_bytes) ||
 		    copy_at(fd, part, (off_t)(PART_START + (uint64_t)i * sectors) * SECTOR))
 			r = -1;
 		unlink(part);
+		free(part);
 	}
 	if (close(fd))
 		r = -1;
@@ -141,4 +151,81 @@ out:
 	json_decref(blk);
 	json_decref(st);
 	return r;
+}
+
+static const char *img_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && *t ? t : "/var/tmp";
+}
+
+/* dir/nomtime-bench.PID<suffix>, or NULL (out of memory) */
+static char *img_path(const char *dir, long pid, const char *suffix)
+{
+	char *p;
+
+	return asprintf(&p, "%s/" IMG_PREFIX "%ld%s", dir, pid, suffix) < 0 ? NULL : p;
+}
+
+int nm_image_sweep(const char *dir)
+{
+	static const char *const made[] = { ".img", ".img.part1", ".img.part2", NULL };
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct stat st;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		char *owner;
+		long pid;
+		int end = 0;
+
+		/* only our exact names: nomtime-bench.PID.owner */
+		if (sscanf(e->d_name, IMG_PREFIX "%ld.owner%n", &pid, &end) != 1 ||
+		    e->d_name[end] || pid <= 0)
+			continue;
+		owner = img_path(dir, pid, ".owner");
+		if (owner && !lstat(owner, &st) && S_ISREG(st.st_mode) &&
+		    st.st_uid == geteuid() && rundir_owner_gone(owner)) {
+			for (int i = 0; made[i]; i++) {
+				char *p = img_path(dir, pid, made[i]);
+
+				if (p)
+					unlink(p);
+				free(p);
+			}
+			unlink(owner);
+			n++;
+		}
+		free(owner);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int nm_image_claim(char *img, size_t n)
+{
+	const char *dir = img_dir();
+	char *owner = img_path(dir, (long)getpid(), ".owner");
+	int h, swept, len = snprintf(img, n, "%s/" IMG_PREFIX "%ld.img", dir, (long)getpid());
+
+	if (!owner || len < 0 || (size_t)len >= n) {
+		fprintf(stderr, "%s: TMPDIR: '%s' is too long for the image's path (valid: up to %d characters)\n",
+			cli_prog, dir, (int)(n - sizeof(IMG_PREFIX "4194304.img.part1")));
+		free(owner);
+		return -1;
+	}
+	swept = nm_image_sweep(dir);
+	if (swept)
+		fprintf(stderr, "%s: removed %d image(s) of killed runs from %s\n", cli_prog,
+			swept, dir);
+	if (rundir_owner_write(owner, &h)) {
+		fprintf(stderr, "%s: %s: %s\n", cli_prog, owner, strerror(errno));
+		free(owner);
+		return -1;
+	}
+	free(owner);
+	return 0;
 }

@@ -7,12 +7,23 @@
 #ifndef SLAB_NMGUEST_H
 #define SLAB_NMGUEST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vm.h"
 
 #define NM_ALLOW	"/mnt/allow"
 #define NM_DENY		"/mnt/deny"
+
+/*
+ * The bench's image path in img: $TMPDIR (or /var/tmp)/nomtime-bench.PID.img,
+ * beside an owner record (rundir.h's) so that a later run removes it if
+ * this one is killed; that sweep of dead owners' images runs first.  0, or
+ * -1 after one line (the path does not fit, the record cannot be written).
+ */
+int nm_image_claim(char *img, size_t n);
+/* Images (and their partitions) of dead owners in dir, removed; how many. */
+int nm_image_sweep(const char *dir);
 
 /* Creates img (sparse): an MBR, then the two filesystems of part_bytes
  * each (or the larger kind's minimum), of the kinds named.  0, or -1 with

@@ -4,84 +4,212 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "cliopt.h"
 #include "rundir.h"
 
 #define LOCK ".suspend-lab.lock"
-#define MARK_SUFFIX ".temporary"
+#define MARK ".slab-owner."
+#define MAX_HELD 32
 
-static int held_fd = -1;
-static dev_t held_dev;
-static ino_t held_ino;
+/* every directory this run holds: --out, and --fs all's parts */
+static struct held {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+} held[MAX_HELD];
+static int n_held;
+
+/* dirname and basename of path, split at its last '/'; NULL without memory */
+static char *split(const char *path, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+
+	if (!slash) {
+		*base = path;
+		return strdup(".");
+	}
+	*base = slash + 1;
+	dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	return dir;
+}
+
+static char *mark_path(const char *path)
+{
+	const char *base;
+	char *dir = split(path, &base), *mark = NULL;
+
+	if (dir && asprintf(&mark, "%s/" MARK "%s", dir, base) < 0)
+		mark = NULL;
+	free(dir);
+	return mark;
+}
 
 void outdir_mark_name(char *buf, size_t n, const char *path)
 {
-	char d[600], b[600];
+	char *mark = mark_path(path);
 
-	snprintf(d, sizeof(d), "%s", path);
-	snprintf(b, sizeof(b), "%s", path);
-	snprintf(buf, n, "%s/.%s" MARK_SUFFIX, dirname(d), basename(b));
+	if (!mark || snprintf(buf, n, "%s", mark) >= (int)n)
+		buf[0] = '\0';	/* a cut name could be someone else's file */
+	free(mark);
 }
 
 int outdir_mark_temporary(const char *path, int *h)
 {
-	char mark[1300];
+	const char *base;
+	char *dir = split(path, &base), *mark = mark_path(path);
+	int rc = -1;
 
-	outdir_mark_name(mark, sizeof(mark), path);
-	return rundir_owner_write(mark, h);
+	*h = -1;
+	if (dir && mark && *base)
+		rc = rundir_owner_write_for(mark, base, h);
+	free(dir);
+	free(mark);
+	return rc;
 }
 
-static bool ends_with(const char *s, const char *suffix)
+static unsigned int serial;
+
+/* ".NAME.slab-tmp.PID.N" beside path: the lab's name, never a user's */
+int outdir_temp_open(const char *path, char **tmp, int *h)
 {
-	size_t a = strlen(s), b = strlen(suffix);
+	const char *base;
+	char *dir = split(path, &base);
+	int fd = -1, err = ENOMEM;
 
-	return a >= b && !strcmp(s + a - b, suffix);
+	*tmp = NULL;
+	*h = -1;
+	for (int tries = 0; dir && tries < 100; tries++) {
+		if (asprintf(tmp, "%s/.%s.slab-tmp.%ld.%u", dir, base, (long)getpid(),
+			     serial++) < 0) {
+			*tmp = NULL;
+			break;
+		}
+		if (outdir_mark_temporary(*tmp, h)) {
+			err = errno;
+			outdir_temp_done(*tmp, *h);
+			free(*tmp);
+			*tmp = NULL;
+			break;
+		}
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		err = errno;
+		if (fd >= 0 || err != EEXIST) {
+			if (fd < 0) {
+				outdir_temp_done(*tmp, *h);
+				free(*tmp);
+				*tmp = NULL;
+			}
+			break;
+		}
+		/* left by a killed run of the same pid: a new name, its mark kept */
+		cleanup_forget(*h);
+		*h = -1;
+		free(*tmp);
+		*tmp = NULL;
+	}
+	free(dir);
+	errno = err;
+	return fd;
 }
 
+char *outdir_temp_dir(const char *dir, int *h)
+{
+	char *tmp = NULL;
+	int err = 0;
+
+	*h = -1;
+	for (int tries = 0; tries < 100; tries++) {
+		if (asprintf(&tmp, "%s/.slab-set.%ld.%u", dir, (long)getpid(), serial++) < 0)
+			return NULL;
+		if (outdir_mark_temporary(tmp, h)) {
+			err = errno;
+		} else if (!mkdir(tmp, 0700)) {
+			return tmp;
+		} else if ((err = errno) == EEXIST) {
+			cleanup_forget(*h);
+			*h = -1;
+			free(tmp);
+			continue;
+		}
+		outdir_temp_done(tmp, *h);
+		free(tmp);
+		errno = err;
+		return NULL;
+	}
+	errno = EEXIST;
+	return NULL;
+}
+
+void outdir_temp_done(const char *tmp, int h)
+{
+	char *mark = mark_path(tmp);
+
+	if (mark)
+		unlink(mark);
+	free(mark);
+	cleanup_forget(h);
+}
+
+/* A dead run's private directory: the files in it are the run's own. */
 static void empty_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char path[1600];
+	struct stat st;
+	char *path;
 
-	while (d && (e = readdir(d)))
-		if (e->d_type == DT_REG) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+	while (d && (e = readdir(d))) {
+		if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
+			continue;
+		if (!lstat(path, &st) && S_ISREG(st.st_mode))
 			unlink(path);
-		}
+		free(path);
+	}
 	if (d)
 		closedir(d);
+	rmdir(dir);
 }
 
-/* Under the lock nothing else writes here: what a dead run left can go. */
+/* Under the lock nothing else writes here: what a dead run recorded as
+ * its own can go, and nothing else. */
 static void sweep(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char path[1300], img[1300];
+	struct stat st;
+	char *mark, *target;
 
 	while (d && (e = readdir(d))) {
-		const char *n = e->d_name;
+		const char *n = e->d_name, *name = n + strlen(MARK);
 
-		snprintf(path, sizeof(path), "%s/%s", dir, n);
-		if (n[0] == '.' && ends_with(n, MARK_SUFFIX) && rundir_owner_gone(path)) {
-			snprintf(img, sizeof(img), "%s/%.*s", dir,
-				 (int)(strlen(n) - 1 - strlen(MARK_SUFFIX)), n + 1);
-			unlink(img);
-			unlink(path);
-		} else if (e->d_type == DT_REG && strstr(n, ".tmp.")) {
-			unlink(path);	/* outfile.h's temporaries */
-		} else if (e->d_type == DT_DIR && !strncmp(n, ".set.tmp.", 9)) {
-			empty_dir(path);	/* outset.h's staging */
-			rmdir(path);
+		if (strncmp(n, MARK, strlen(MARK)) || !*name || !strcmp(name, ".") ||
+		    !strcmp(name, ".."))
+			continue;
+		if (asprintf(&mark, "%s/%s", dir, n) < 0)
+			continue;
+		if (asprintf(&target, "%s/%s", dir, name) < 0) {
+			free(mark);
+			continue;
 		}
+		if (!lstat(mark, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    rundir_owner_gone_for(mark, name)) {
+			if (!lstat(target, &st) && S_ISDIR(st.st_mode))
+				empty_dir(target);	/* outset.h's staging */
+			else if (!lstat(target, &st) && S_ISREG(st.st_mode))
+				unlink(target);		/* an image, half a report */
+			unlink(mark);
+		}
+		free(target);
+		free(mark);
 	}
 	if (d)
 		closedir(d);
@@ -89,19 +217,28 @@ static void sweep(const char *dir)
 
 int outdir_claim(const char *dir)
 {
-	char path[1100], owner[64] = "";
+	char *path, owner[64] = "";
 	struct stat st;
 	ssize_t len;
 	int fd;
 
 	if (stat(dir, &st))
 		return cli_bad("--out: '%s': %s", dir, strerror(errno));
-	if (held_fd >= 0 && st.st_dev == held_dev && st.st_ino == held_ino)
-		return 0;
-	snprintf(path, sizeof(path), "%s/" LOCK, dir);
+	for (int i = 0; i < n_held; i++)
+		if (st.st_dev == held[i].dev && st.st_ino == held[i].ino)
+			return 0;
+	if (n_held == MAX_HELD)
+		return cli_bad("--out: cannot lock '%s': more than %d directories", dir, MAX_HELD);
+	if (asprintf(&path, "%s/" LOCK, dir) < 0)
+		return cli_bad("--out: cannot lock '%s': %s", dir, strerror(errno));
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return cli_bad("--out: cannot lock '%s': %s", path, strerror(errno));
+	if (fd < 0) {
+		int err = errno;
+
+		cli_bad("--out: cannot lock '%s': %s", path, strerror(err));
+		free(path);
+		return 2;
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		int err = errno;
 
@@ -110,19 +247,19 @@ int outdir_claim(const char *dir)
 		owner[strcspn(owner, " \n")] = '\0';
 		close(fd);
 		if (err == EWOULDBLOCK)
-			return cli_bad("--out: '%s' is in use by another run (pid %s); give each run its own --out",
-				       dir, owner[0] ? owner : "unknown");
-		return cli_bad("--out: cannot lock '%s': %s", path, strerror(err));
+			cli_bad("--out: '%s' is in use by another run (pid %s); give each run its own --out",
+				dir, owner[0] ? owner : "unknown");
+		else
+			cli_bad("--out: cannot lock '%s': %s", path, strerror(err));
+		free(path);
+		return 2;
 	}
+	free(path);
 	/* the holder's pid, for the refusal's message */
 	snprintf(owner, sizeof(owner), "%ld\n", (long)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, owner, strlen(owner), 0) < 0)
 		owner[0] = '\0';
-	if (held_fd >= 0)
-		close(held_fd);
-	held_fd = fd;
-	held_dev = st.st_dev;
-	held_ino = st.st_ino;
+	held[n_held++] = (struct held){ .fd = fd, .dev = st.st_dev, .ino = st.st_ino };
 	sweep(dir);
 	return 0;
 }

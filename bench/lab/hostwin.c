@@ -25,8 +25,5 @@ void lab_host_windows(struct hostload *hl, struct cycle_record *rec)
 		return;
 	}
 	rec->c.verdict = VERDICT_HOST_STALL;
-	snprintf(rec->c.why, sizeof(rec->c.why),
-		 "the host took %.3f s of the %.3f s %s (QEMU stopped %.3f s, the harness late %.3f s, run-queue wait %.3f s of which other tasks' CPU explains %.3f s)",
-		 hostload_taken(w), w->wall_s, which, w->stopped_s, w->late_s, w->wait_s,
-		 hostload_host_wait(w));
+	hostload_describe(w, which, rec->c.why, sizeof(rec->c.why));
 }

@@ -18,6 +18,9 @@ struct run {
 	struct lab_result *r;
 	struct hx h;
 	bool alive;
+	/* why the last boot gave no guest: what a cycle not run says */
+	enum verdict boot_v;
+	char boot_why[400];
 };
 
 static uint64_t max_dirty(const struct lab_opts *o)
@@ -74,9 +77,12 @@ static enum verdict warm_up(struct run *run)
 		struct cycle_timeouts to = timeouts(run, 0);
 
 		v = cycle_run(&run->h.vm, run->o->states[s], &to, &c);
-		if (v)
+		if (v) {
 			fprintf(stderr, "%s: warm-up %s cycle failed: %s (%s)\n", cli_prog,
 				run->o->states[s], verdict_name(v), c.why);
+			snprintf(run->boot_why, sizeof(run->boot_why), "its warm-up %s cycle: %s",
+				 run->o->states[s], c.why);
+		}
 	}
 	return v;
 }
@@ -192,22 +198,48 @@ static enum verdict disk_history(struct run *run)
 	return VERDICT_OK;
 }
 
+/* A cause on one line: the console's words may carry line breaks. */
+static void boot_cause(struct run *run, enum verdict v, const char *tag, const char *step,
+		       const char *why)
+{
+	run->boot_v = v;
+	snprintf(run->boot_why, sizeof(run->boot_why), "%s: %s: %s%s%s", tag, step,
+		 verdict_name(v), why[0] ? ": " : "", why);
+	for (char *p = run->boot_why; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+}
+
 static enum verdict boot(struct run *run)
 {
 	double t0 = mono_now();
-	char tag[32];
+	char tag[32], why[400] = "";
 	enum verdict v;
 
 	snprintf(tag, sizeof(tag), "boot-%d", run->h.boots + 1);
 	v = hx_boot(&run->h, tag, true);
-	if (v)
+	if (v) {
+		/* NotRun: the boot limit, the earlier boots' cause stands */
+		if (v != VERDICT_NOT_RUN)
+			boot_cause(run, v, tag, "the guest did not boot", run->h.vm.why);
 		return v;
-	if ((v = hx_prepare(&run->h, false)) || (v = hx_hold_writeback(&run->h, true)))
+	}
+	run->boot_why[0] = '\0';
+	if ((v = hx_prepare(&run->h, false))) {
 		hx_fail(&run->h, v, "set-up");
-	else if ((v = warm_up(run)))
+		boot_cause(run, v, tag, "set-up", "the data disk did not mount, or the tools"
+			   " disk has no " HX_FIO);
+	} else if ((v = hx_hold_writeback(&run->h, true))) {
+		hx_fail(&run->h, v, "set-up");
+		boot_cause(run, v, tag, "set-up", "writeback could not be held (sysctl vm.dirty_*)");
+	} else if ((v = warm_up(run))) {
+		snprintf(why, sizeof(why), "%s", run->boot_why);
 		hx_fail(&run->h, v, "warm-up");
-	else if ((v = disk_history(run)))
+		boot_cause(run, v, tag, "warm-up", why);
+	} else if ((v = disk_history(run))) {
 		hx_fail(&run->h, v, "disk history");
+		boot_cause(run, v, tag, "disk history", "");
+	}
 	/* a guest that boots but cannot be set up counts as a failed boot */
 	run->h.boot_failures += v != VERDICT_OK;
 	run->alive = !v;
@@ -234,16 +266,19 @@ static void provenance(struct lab_result *r, const struct hx *h)
 	r->boots = h->boots;
 }
 
-static void progress_cycle(struct run *run, const struct cycle_record *rec, int total)
+/* again: a HostStall attempt that is measured again */
+static void progress_cycle(struct run *run, const struct cycle_record *rec, int total,
+			   bool again)
 {
 	const char *name = verdict_name(rec->c.verdict);
 	unsigned long long mib = rec->dirty_target_bytes >> 20;
 
 	if (rec->c.verdict != VERDICT_OK) {
-		fprintf(stderr, "%s: [%d/%d] %s sync=%d %s/%s %lluM cycle %d: %s%s%s\n",
+		fprintf(stderr, "%s: [%d/%d] %s sync=%d %s/%s %lluM cycle %d: %s%s%s%s\n",
 			cli_prog, run->r->n, total, rec->state, rec->sync, rec->workload->name,
 			writeback_name(rec->wb), mib, rec->index + 1, name,
-			rec->c.why[0] ? ": " : "", rec->c.why);
+			rec->c.why[0] ? ": " : "", rec->c.why,
+			again ? "; not a measurement, measured again" : "");
 		return;
 	}
 	hx_progress(&run->h, "[%d/%d] %s sync=%d %s/%s %lluM cycle %d: suspend %.3f s, sync %.3f s, resume %.3f s, dirty %lld kB",
@@ -259,8 +294,10 @@ static void image_failed(struct run *run, const char *img)
 	const struct lab_opts *o = run->o;
 
 	hx_image_drop(&run->h);
-	fprintf(stderr, "%s: %s: the data image %s could not be made; no cycle ran\n", cli_prog,
-		verdict_name(VERDICT_IMAGE_FAILED), img);
+	const char *why = run->h.img_why[0] ? run->h.img_why : "see above";
+
+	fprintf(stderr, "%s: %s: the data image %s could not be made (%s); no cycle ran\n",
+		cli_prog, verdict_name(VERDICT_IMAGE_FAILED), img, why);
 	for (int i = 0; i < o->cycles; i++)
 		for (int k = 0; k < lab_n_configs(o); k++) {
 			struct cycle_record *rec = &run->r->rec[run->r->n++];
@@ -269,9 +306,36 @@ static void image_failed(struct run *run, const char *img)
 			lab_config_at(o, k, &cf);
 			lab_record_init(rec, &cf, i);
 			rec->c.verdict = VERDICT_IMAGE_FAILED;
-			snprintf(rec->c.why, sizeof(rec->c.why), "the data image %.200s could not be made",
-				 img);
+			snprintf(rec->c.why, sizeof(rec->c.why),
+				 "the data image %.90s could not be made: %.130s", img, why);
 		}
+}
+
+/*
+ * One cycle, measured again while the host takes it (HostStall), up to
+ * the retry bound: the guest is sound and the disturbance was not its
+ * own.  Each stalled attempt stays in the record.
+ */
+static enum verdict measure(struct run *run, struct cycle_record *rec,
+			    const struct lab_config *cf, int total)
+{
+	int retries = lab_stall_retries(run->o);
+
+	for (int attempt = 1;; attempt++) {
+		enum verdict v = one_cycle(run, rec, run->r->n);
+		bool again = !v && rec->c.verdict == VERDICT_HOST_STALL && attempt <= retries;
+		struct lab_stall *stalls;
+		int n;
+
+		progress_cycle(run, rec, total, again);
+		if (!again || lab_stall_keep(rec, attempt))
+			return v;
+		stalls = rec->stalls;
+		n = rec->n_stalls;
+		lab_record_init(rec, cf, rec->index);
+		rec->stalls = stalls;
+		rec->n_stalls = n;
+	}
 }
 
 int lab_run(const struct lab_opts *o, struct lab_result *r,
@@ -329,20 +393,23 @@ int lab_run(const struct lab_opts *o, struct lab_result *r,
 		if (!run.alive)
 			boot(&run);
 		if (!run.alive) {
-			failed++;	/* NotRun: no guest to run it on */
+			failed++;	/* NotRun: no guest to run it on, and why */
+			snprintf(rec->c.why, sizeof(rec->c.why), "no guest to run it on: %.230s",
+				 run.boot_why[0] ? run.boot_why : "the boot limit was reached");
 			continue;
 		}
-		v = one_cycle(&run, rec, r->n);
-		progress_cycle(&run, rec, total);
+		v = measure(&run, rec, &cf, total);
 		if (v) {
 			failed++;
 			/* a guest in an unknown state is not measured again */
 			hx_fail(&run.h, v, "cycle failed");
 			run.alive = false;
 		} else if (rec->c.verdict) {
-			failed++;	/* HostStall: a sound guest, no measurement */
+			failed++;	/* HostStall every time: a sound guest, no measurement */
 		}
 	}
+	if (failed)
+		lab_lacking(o, r);
 	r->time_cycles_s = mono_now() - t_cycles - (r->time_boot_s - boot_before);
 	provenance(r, &run.h);
 	hx_stop(&run.h);
@@ -361,6 +428,8 @@ int lab_ok_cycles(const struct lab_result *r)
 
 void lab_result_free(struct lab_result *r)
 {
+	for (int i = 0; r->rec && i < r->n; i++)
+		free(r->rec[i].stalls);
 	free(r->rec);
 	r->rec = NULL;
 	r->n = 0;

@@ -41,7 +41,14 @@ struct lab_opts {
 	int cycles;			/* per configuration, 1..1000 */
 	int mem_mb;			/* guest RAM; 0 = sized from the dirty list */
 	int resume_delay_ms;		/* test-only: the agent waits before RESUMED */
+	/* a HostStall cycle is measured again up to this many times; 0 (a
+	 * zeroed struct): LAB_STALL_RETRIES, LAB_STALL_NO_RETRY: never */
+	int stall_retries;
 };
+
+#define LAB_STALL_RETRIES 3
+#define LAB_STALL_RETRIES_MAX 20
+#define LAB_STALL_NO_RETRY (-1)
 
 /* One configuration of an experiment. */
 struct lab_config {
@@ -104,6 +111,21 @@ struct cycle_record {
 	 * the wake to RESUMED.  Past its threshold the cycle is HostStall.
 	 */
 	struct host_window host_suspend, host_resume;
+	/* earlier attempts of this cycle that the host took (HostStall),
+	 * oldest first; the record itself is the last attempt */
+	struct lab_stall *stalls;
+	int n_stalls;
+};
+
+/* One attempt of a cycle that the host took: what it measured and why it
+ * is not a measurement. */
+struct lab_stall {
+	int attempt;			/* 1-based */
+	const char *window;		/* the window the host took: "suspend", "resume" */
+	double taken_s, wall_s;		/* of that window */
+	struct host_window host_suspend, host_resume;
+	double suspend_latency_s, resume_latency_s;	/* as measured, not trusted */
+	char why[256];
 };
 
 struct lab_result {
@@ -147,13 +169,24 @@ void lab_derive(struct cycle_record *rec, double floor_bps);
 void lab_record_init(struct cycle_record *rec, const struct lab_config *cf, int index);
 
 /*
- * Runs the experiment; 0 if every cycle is OK, 1 otherwise.  base, if not
- * NULL, replaces the harness's base timeouts (tests).
+ * Runs the experiment, a HostStall cycle measured again up to
+ * lab_stall_retries() times; 0 if every cycle is OK in the end, 1 after
+ * one line per configuration that lacks cycles.  base, if not NULL,
+ * replaces the harness's base timeouts (tests).
  */
 int lab_run(const struct lab_opts *o, struct lab_result *r,
 	    const struct hx_timeouts *base);
 void lab_result_free(struct lab_result *r);
 /* Cycles that ran to a verdict of OK. */
 int lab_ok_cycles(const struct lab_result *r);
+
+/* HostStall retries (stall.c): the bound in effect for o; the record's
+ * last attempt kept in its stalls (0, or -1 when out of memory); one line
+ * on stderr per configuration with fewer OK cycles than asked, their count
+ * returned; the stalled attempts of a result. */
+int lab_stall_retries(const struct lab_opts *o);
+int lab_stall_keep(struct cycle_record *rec, int attempt);
+int lab_lacking(const struct lab_opts *o, const struct lab_result *r);
+int lab_stalled_attempts(const struct lab_result *r);
 
 #endif

@@ -26,6 +26,7 @@ enum {
 	OPT_WINDOW,
 	OPT_RUNTIME,
 	OPT_SEED,
+	OPT_STALL_RETRIES,
 };
 
 static const struct option longopts[] = {
@@ -40,6 +41,7 @@ static const struct option longopts[] = {
 	{ "request-window",	required_argument, NULL, OPT_WINDOW },
 	{ "runtime",		required_argument, NULL, OPT_RUNTIME },
 	{ "seed",		required_argument, NULL, OPT_SEED },
+	{ "stall-retries",	required_argument, NULL, OPT_STALL_RETRIES },
 	HX_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -66,6 +68,7 @@ static const char *valid_of(int val)
 	case OPT_WINDOW: return "0 to 600000 ms";
 	case OPT_RUNTIME: return "1 to 3600 s";
 	case OPT_SEED: return "0 to 4294967295";
+	case OPT_STALL_RETRIES: return "0 to 20";
 	default: return "a value";
 	}
 }
@@ -170,6 +173,9 @@ static int parse_workloads(const char *arg, struct lab_opts *o)
 
 		snprintf(name, sizeof(name), "%.*s", (int)(len < 31 ? len : 31), s);
 		w = len < 31 ? workload_by_name(name) : NULL;
+		if (!w && !strcmp(name, "all"))
+			return cli_bad("--workload: '%s': 'all' cannot be combined with other names (valid: %s, each at most once, or all alone)",
+				       arg, workload_names());
 		if (!w)
 			return cli_bad("--workload: '%.*s' is not a workload (valid: %s, all)",
 				       (int)len, s, workload_names());
@@ -225,6 +231,8 @@ static void usage(void)
 	       "     --runtime S          mixed runs S seconds, fsync-log at most S seconds,\n"
 	       "                          1 to 3600 (default 10)\n"
 	       "     --seed N             request moments, 0 to 4294967295 (default 1)\n"
+	       "     --stall-retries N    a cycle the host took (HostStall) is measured\n"
+	       "                          again up to N times, 0 to 20 (default 3)\n"
 	       "     --test-resume-delay MS  test-only: the agent waits MS before\n"
 	       "                          reporting the resume\n");
 	hx_opts_usage(stdout);
@@ -252,6 +260,7 @@ static void set_defaults(struct lab_opts *o)
 	o->window_ms = 10000;
 	o->runtime_s = 10;
 	o->seed = 1;
+	o->stall_retries = LAB_STALL_RETRIES;
 }
 
 static int handle(int c, const char *arg, void *ctx)
@@ -302,6 +311,11 @@ static int handle(int c, const char *arg, void *ctx)
 		rc = cli_int("seed", arg, 0, 4294967295LL, &v);
 		if (!rc)
 			o->seed = v;
+		return rc;
+	case OPT_STALL_RETRIES:
+		rc = cli_int("stall-retries", arg, 0, LAB_STALL_RETRIES_MAX, &v);
+		if (!rc)
+			o->stall_retries = v ? v : LAB_STALL_NO_RETRY;
 		return rc;
 	default:
 		return cli_bad("unknown option (try --help)");

@@ -136,25 +136,27 @@ static enum verdict cut(const struct pc_opts *o, struct hx *h, struct pc_record 
 	return VERDICT_OK;
 }
 
-/* Overwrites 4 KiB of the control file's first block in the image. */
+/*
+ * Overwrites 4 KiB of the control file's first block in the image.  The
+ * image's path (under --out) is an argument, never shell text.
+ */
 static int corrupt_image(const char *img)
 {
-	char cmd[700], junk[4096];
-	char *replay[] = { "e2fsck", "-E", "journal_only", "-p", (char *)img, NULL };
+	char *arg = host_path_arg(img), *out = NULL, junk[4096];
+	char *replay[] = { "e2fsck", "-E", "journal_only", "-p", arg, NULL };
+	char *bmap[] = { "debugfs", "-R", "bmap /pc/control.bin 0", arg, NULL };
 	long long blk = -1;
-	FILE *p;
 	int fd, ok;
 
+	if (!arg)
+		return -1;
 	/* with a volatile write cache (the drive model) the cut may leave the
 	 * file's metadata in the journal alone: replay it first, as the mount
 	 * after the cut would */
 	host_run(replay, true);
-	snprintf(cmd, sizeof(cmd), "debugfs -R 'bmap /pc/control.bin 0' '%s' 2>/dev/null", img);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	ok = fscanf(p, "%lld", &blk) == 1 && blk > 0;
-	pclose(p);
+	ok = host_run_out(bmap, &out, 64) == 0 && sscanf(out, "%lld", &blk) == 1 && blk > 0;
+	free(out);
+	free(arg);
 	if (!ok)
 		return -1;
 	memset(junk, 0x5a, sizeof(junk));
@@ -216,7 +218,7 @@ enum verdict pc_cycle(const struct pc_opts *o, int index, struct pc_record *r,
 		      const struct hx_timeouts *base)
 {
 	uint64_t img_bytes = 4 * o->big_bytes + (512ULL << 20);
-	char img[600], tag[64], why[200];
+	char *img = NULL, tag[64], why[200];
 	struct hx h;
 	enum verdict v;
 
@@ -227,9 +229,15 @@ enum verdict pc_cycle(const struct pc_opts *o, int index, struct pc_record *r,
 	if (o->inflight)
 		h.append = "virtio_blk.queue_depth=4";
 	pc_record_init(r, o, index);
-	snprintf(img, sizeof(img), "%s/cut-%d.img", o->hx.out_dir, index + 1);
-	if (hx_image(&h, img, img_bytes))
-		return fail(&h, r, VERDICT_IMAGE_FAILED, "the data image %.200s could not be made", img);
+	/* any length: a cut name could be another file */
+	if (asprintf(&img, "%s/cut-%d.img", o->hx.out_dir, index + 1) < 0)
+		return fail(&h, r, VERDICT_IMAGE_FAILED, "out of memory");
+	if (hx_image(&h, img, img_bytes)) {
+		fail(&h, r, VERDICT_IMAGE_FAILED, "the data image %.200s could not be made: %s",
+		     img, h.img_why[0] ? h.img_why : "see above");
+		free(img);
+		return r->verdict;
+	}
 
 	snprintf(tag, sizeof(tag), "cut-%d-before", index + 1);
 	v = before(o, &h, r, tag);
@@ -266,5 +274,6 @@ enum verdict pc_cycle(const struct pc_opts *o, int index, struct pc_record *r,
 out:
 	hx_stop(&h);
 	hx_image_drop(&h);
+	free(img);
 	return r->verdict;
 }

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "escape.h"
+
 void csv_begin(struct csv *c, FILE *f, const char *const *cols, int n)
 {
 	c->f = f;
@@ -23,22 +25,32 @@ static void sep(struct csv *c)
 		c->bad = true;
 }
 
+/* RFC 4180: quoted when it holds a comma, quote, CR or LF, quotes doubled;
+ * invalid UTF-8 as \xNN, so the file stays text. */
 void csv_str(struct csv *c, const char *s)
 {
+	bool quote;
+	size_t n;
+
 	sep(c);
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, c->f);
-		return;
-	}
-	fputc('"', c->f);
-	for (; *s; s++) {
+	quote = strpbrk(s, ",\"\r\n");
+	if (quote)
+		fputc('"', c->f);
+	for (; *s; s += n) {
+		n = utf8_char(s);
+		if (!n) {
+			fprintf(c->f, "\\x%02X", (unsigned char)*s);
+			n = 1;
+			continue;
+		}
 		if (*s == '"')
 			fputc('"', c->f);
-		fputc(*s, c->f);
+		fwrite(s, 1, n, c->f);
 	}
-	fputc('"', c->f);
+	if (quote)
+		fputc('"', c->f);
 }
 
 void csv_int(struct csv *c, long long v)

@@ -1,7 +1,8 @@
 /*
  * The one CSV writer: a header of unit-suffixed names, then rows whose
  * fields are counted against it.  Not measured is an empty field; strings
- * are quoted only when they hold a comma, quote or newline.
+ * are quoted only when they hold a comma, quote, CR or LF (RFC 4180), and
+ * bytes that are not UTF-8 come out as \xNN.
  */
 #ifndef SLAB_CSV_H
 #define SLAB_CSV_H

@@ -162,6 +162,13 @@ static void cycles(FILE *f, const struct lab_view *v)
 			html_text(f, rec->c.why);
 			fputs("</p>\n", f);
 		}
+		/* the attempts before, which the host took: not measurements */
+		for (int k = 0; k < rec->n_stalls; k++) {
+			fprintf(f, "<p class=\"note stalled\">attempt %d: %s, measured again: ",
+				rec->stalls[k].attempt, verdict_name(VERDICT_HOST_STALL));
+			html_text(f, rec->stalls[k].why);
+			fputs("</p>\n", f);
+		}
 		timeline_cycle(f, rec);
 		fputs("</div>\n", f);
 	}

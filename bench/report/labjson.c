@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cliopt.h"
+#include "escape.h"
 #include "outfile.h"
 
 #define FLOOR_METHOD "fio sequential 1 MiB direct writes"
@@ -23,7 +24,8 @@ static json_t *j_kb(long long v)
 
 static json_t *j_str(const char *s)
 {
-	json_t *j = s && *s ? json_string(s) : NULL;
+	/* json_string() is NULL for bytes that are not UTF-8: never drop them */
+	json_t *j = s && *s ? json_text(s) : NULL;
 
 	return j ? j : json_null();
 }
@@ -155,7 +157,7 @@ static json_t *j_devices(const struct cycle *c)
 		json_t *a = json_array();
 
 		for (int i = 0; a && i < n; i++)
-			json_array_append_new(a, json_pack("{s:s, s:f}", "device", t[i].dev,
+			json_array_append_new(a, json_pack("{s:o, s:f}", "device", json_text(t[i].dev),
 							   "s", t[i].s));
 		if (n)
 			json_object_set_new(slow, devcb_phase_name(p), a);
@@ -176,13 +178,36 @@ static json_t *j_devsum(const struct devsum *d)
 		json_t *a = d->phase[p].n ? json_array() : NULL;
 
 		for (int i = 0; a && i < d->phase[p].n; i++)
-			json_array_append_new(a, json_pack("{s:s, s:o}", "device",
-							   d->phase[p].top[i].dev, "s",
+			json_array_append_new(a, json_pack("{s:o, s:o}", "device",
+							   json_text(d->phase[p].top[i].dev), "s",
 							   j_stats(&d->phase[p].top[i].s)));
 		if (a)
 			json_object_set_new(o, devcb_phase_name(p), a);
 	}
 	return o;
+}
+
+/* The attempts the host took before this one: kept, never measurements. */
+static json_t *j_stalls(const struct cycle_record *rec)
+{
+	json_t *a = json_array();
+
+	for (int k = 0; a && k < rec->n_stalls; k++) {
+		const struct lab_stall *s = &rec->stalls[k];
+
+		json_array_append_new(a, json_pack("{s:i, s:s, s:s, s:f, s:f, s:o, s:o, s:o, s:o}",
+			"attempt", s->attempt,
+			"verdict", verdict_name(VERDICT_HOST_STALL),
+			"window", s->window,
+			"host_taken_s", s->taken_s,
+			"window_s", s->wall_s,
+			"why", json_text(s->why),
+			"suspend_latency_s", j_num(s->suspend_latency_s),
+			"resume_latency_s", j_num(s->resume_latency_s),
+			"host_s", json_pack("{s:o, s:o}", "suspend", j_host(&s->host_suspend),
+					    "resume", j_host(&s->host_resume))));
+	}
+	return a;
 }
 
 static json_t *j_cycle(const struct cycle_record *rec)
@@ -201,7 +226,7 @@ static json_t *j_cycle(const struct cycle_record *rec)
 			 "dirty_target_bytes", (json_int_t)rec->dirty_target_bytes,
 			 "cycle", rec->index + 1,
 			 "verdict", verdict_name(c->verdict),
-			 "why", json_string(c->why),
+			 "why", json_text(c->why),
 			 "rc", c->rc,
 			 "dirty_at_request_kb", j_kb(c->dirty_kb),
 			 "writeback_at_request_kb", j_kb(c->writeback_kb),
@@ -222,8 +247,10 @@ static json_t *j_cycle(const struct cycle_record *rec)
 			 "device", j_device(rec),
 			 "host_s", json_pack("{s:o, s:o}", "suspend", j_host(&rec->host_suspend),
 					   "resume", j_host(&rec->host_resume)));
-	if (o)
+	if (o) {
 		json_object_set_new(o, "devices", j_devices(c));
+		json_object_set_new(o, "stalled_attempts", j_stalls(rec));
+	}
 	return o;
 }
 
@@ -254,8 +281,10 @@ static json_t *j_config(const struct lab_view *v, const struct lab_summary *cf)
 			 "host_taken_suspend_s", j_stats(&cf->host_suspend),
 			 "host_taken_resume_s", j_stats(&cf->host_resume));
 
-	if (o)
+	if (o) {
 		json_object_set_new(o, "slowest_devices_s", j_devsum(&cf->devs));
+		json_object_set_new(o, "n_stalled", json_integer(cf->n_stalled));
+	}
 	return o;
 }
 
@@ -274,14 +303,16 @@ static json_t *j_report(const struct lab_view *v)
 		json_decref(summary);
 		return NULL;
 	}
-	return json_pack("{s:s, s:o, s:{s:o, s:s}, s:o, s:o}",
+	return json_pack("{s:s, s:o, s:{s:o, s:s}, s:o, s:o, s:{s:i, s:i}}",
 			 "schema", REPORT_SCHEMA,
 			 "provenance", j_provenance(v),
 			 "floor", "write_bytes_per_s",
 			 j_num(v->r->floor_bps > 0 ? v->r->floor_bps : NAN),
 			 "method", FLOOR_METHOD,
 			 "cycles", cycles,
-			 "summary", summary);
+			 "summary", summary,
+			 "host_stalls", "n_stalled", lab_stalled_attempts(v->r),
+			 "retries_per_cycle", lab_stall_retries(v->o));
 }
 
 static int dump_json(FILE *f, const void *ctx)

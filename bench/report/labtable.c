@@ -165,6 +165,27 @@ static void table_host(FILE *f, const struct lab_view *v)
 	}
 }
 
+/* Attempts the host took, each measured again: what the OK cycles are not. */
+static void table_stalls(FILE *f, const struct lab_view *v)
+{
+	int n = lab_stalled_attempts(v->r);
+
+	if (!n)
+		return;
+	fprintf(f, "\nhost stalls: %d attempt(s) the host took (HostStall), not measurements;"
+		" a cycle is measured again up to %d time(s)\n", n, lab_stall_retries(v->o));
+	for (int i = 0; i < v->r->n; i++) {
+		const struct cycle_record *rec = &v->r->rec[i];
+
+		for (int k = 0; k < rec->n_stalls; k++)
+			fprintf(f, "stalled: %s sync %s %s/%s %.6g MiB cycle %d attempt %d, measured again: %s: %s\n",
+				rec->state ? rec->state : "?", rec->sync ? "on" : "off",
+				rec->workload ? rec->workload->name : "?", writeback_name(rec->wb),
+				rec->dirty_target_bytes / MIB, rec->index + 1, rec->stalls[k].attempt,
+				verdict_name(VERDICT_HOST_STALL), rec->stalls[k].why);
+	}
+}
+
 void report_table(FILE *f, const struct lab_view *v)
 {
 	table_header(f, v);
@@ -173,6 +194,7 @@ void report_table(FILE *f, const struct lab_view *v)
 	table_spans(f, v);
 	table_device(f, v);
 	table_host(f, v);
+	table_stalls(f, v);
 	for (int i = 0; i < v->r->n; i++) {
 		const struct cycle_record *rec = &v->r->rec[i];
 

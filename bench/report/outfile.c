@@ -9,15 +9,16 @@
 
 #include "cleanup.h"
 #include "cliopt.h"
+#include "outdir.h"
 
 int outfile_write(const char *path, outfile_fn fn, const void *ctx)
 {
-	char tmp[1100];
-	int fd, h, err = 0;
+	char *tmp;
+	int fd, h, h_mark, err = 0;
 	FILE *f;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
+	/* the lab's own name, with an owner record: swept if this run dies */
+	fd = outdir_temp_open(path, &tmp, &h_mark);
 	if (fd < 0) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog, path, strerror(errno));
 		return -1;
@@ -35,7 +36,7 @@ int outfile_write(const char *path, outfile_fn fn, const void *ctx)
 		if (fclose(f) && !err)
 			err = errno;
 	}
-	/* mkstemp made it 0600; a report is for everyone to read */
+	/* a report is for everyone to read, whatever the umask */
 	if (!err && (chmod(tmp, 0644) || rename(tmp, path)))
 		err = errno;
 	if (err) {
@@ -44,5 +45,7 @@ int outfile_write(const char *path, outfile_fn fn, const void *ctx)
 			cli_prog, path, strerror(err), path);
 	}
 	cleanup_forget(h);
+	outdir_temp_done(tmp, h_mark);
+	free(tmp);
 	return err ? -1 : 0;
 }

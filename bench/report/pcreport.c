@@ -6,6 +6,7 @@
 
 #include "cliopt.h"
 #include "csv.h"
+#include "escape.h"
 #include "outfile.h"
 
 static const char *first_of(const struct pc_result *run, int field)
@@ -32,11 +33,23 @@ void pc_report_table(FILE *f, const struct pc_view *v)
 	const struct pc_opts *o = run->o;
 
 	fprintf(f, "power-cut %s, %s\n", LAB_VERSION, run->date);
-	fprintf(f, "kernel    %s, knob %s\n", first_of(run, 0), first_of(run, 2));
-	fprintf(f, "qemu      %s, accel %s, data disk cache=none\n", first_of(run, 1),
-		o->hx.accel);
-	fprintf(f, "profile   %s, state %s, filesystem %s (checker %s)\n\n", o->hx.profile->name,
+	/* the guest's and QEMU's words as text: no control byte reaches a terminal */
+	fprintf(f, "kernel    ");
+	text_line(f, first_of(run, 0));
+	fprintf(f, ", knob ");
+	text_line(f, first_of(run, 2));
+	fprintf(f, "\nqemu      ");
+	text_line(f, first_of(run, 1));
+	/* the disk as the cut found it: the throttled boot before it */
+	fprintf(f, ", accel %s, data disk cache=%s%s\n",
+		o->hx.accel, hx_disk_cache_mode(&o->hx, true),
+		hx_drive_chosen(&o->hx, true) ? " (nbdkit drive model)" : "");
+	fprintf(f, "profile   %s, state %s, filesystem %s (checker %s)\n", o->hx.profile->name,
 		o->state, o->hx.fs->name, o->hx.fs->checker);
+	if (hx_logs_subdir(&o->hx))
+		fprintf(f, "logs      %s under --out (this run's, --keep-logs)\n",
+			hx_logs_subdir(&o->hx));
+	fprintf(f, "\n");
 	fprintf(f, "%-6s %-9s %4s %6s %11s %11s %11s %11s %6s %6s %5s %5s %5s\n",
 		"sync", "cut", "cuts", "judged", "written_B", "dirty_B", "lost_B",
 		"max_lost_B", "fsync", "fsck", "corr", "unmnt", "extra");
@@ -91,8 +104,8 @@ static json_t *j_num(double v)
 
 static json_t *j_file(const struct pc_file *f, bool judged)
 {
-	return json_pack("{s:s, s:s, s:I, s:I, s:s, s:o, s:o, s:o}",
-			 "path", f->path, "kind", f->kind,
+	return json_pack("{s:o, s:s, s:I, s:I, s:s, s:o, s:o, s:o}",
+			 "path", json_text(f->path), "kind", f->kind,
 			 "size_bytes", (json_int_t)f->size,
 			 "durable_bytes", (json_int_t)f->durable,
 			 "verdict", file_verdict_name(f->v),
@@ -109,14 +122,14 @@ static json_t *j_record(const struct pc_record *r, int i)
 	for (int k = 0; k < r->n_files; k++)
 		json_array_append_new(files, j_file(&r->files[k], j));
 	for (int k = 0; k < r->n_unexpected && k < PC_MAX_UNEXPECTED; k++)
-		json_array_append_new(extra, json_string(r->unexpected[k]));
-	return json_pack("{s:i, s:s, s:i, s:s, s:o, s:s, s:s, s:b, s:b, s:o, s:o, s:o,"
+		json_array_append_new(extra, json_text(r->unexpected[k]));	/* the guest's */
+	return json_pack("{s:i, s:s, s:i, s:s, s:o, s:s, s:o, s:b, s:b, s:o, s:o, s:o,"
 			 " s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o}",
 			 "cycle", i + 1, "state", r->state, "sync", r->sync,
 			 "cut", cut_name(r->cut),
 			 "cut_offset_ms", r->cut_offset_ms >= 0 ?
 				json_integer(r->cut_offset_ms) : json_null(),
-			 "verdict", verdict_name(r->verdict), "why", r->why,
+			 "verdict", verdict_name(r->verdict), "why", json_text(r->why),
 			 "cut_by_sigkill", r->cut_by_sigkill, "judged", j,
 			 "fs_mounted", j_bool_if(j, r->fs_mounted),
 			 "fs_clean", j_bool_if(j, r->fs_clean),
@@ -180,13 +193,15 @@ int pc_report_json(const char *path, const struct pc_view *v)
 		json_array_append_new(cycles, j_record(&run->rec[i], i));
 	for (int k = 0; k < v->n_sum; k++)
 		json_array_append_new(summary, j_summary(&v->sum[k]));
-	j = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:o, s:o},"
-		      " s:s, s:s, s:I, s:s, s:I}, s:o, s:o}",
+	j = json_pack("{s:s, s:{s:s, s:s, s:o, s:o, s:o, s:s, s:s, s:s, s:{s:s, s:o, s:o},"
+		      " s:s, s:s, s:I, s:s, s:s, s:I, s:o}, s:o, s:o}",
 		      "schema", PC_SCHEMA,
 		      "provenance",
 		      "program_version", LAB_VERSION, "date", run->date,
-		      "kernel_release", first_of(run, 0),
-		      "qemu_version", first_of(run, 1), "knob", first_of(run, 2),
+		      /* outside text: bad bytes as \xNN, never a dropped report */
+		      "kernel_release", json_text(first_of(run, 0)),
+		      "qemu_version", json_text(first_of(run, 1)),
+		      "knob", json_text(first_of(run, 2)),
 		      "accel", o->hx.accel, "firmware", "bios", "state", o->state,
 		      "profile", "name", o->hx.profile->name, "write_bytes_per_s",
 		      o->hx.profile->write_bps ? json_integer(o->hx.profile->write_bps) : json_null(),
@@ -194,7 +209,12 @@ int pc_report_json(const char *path, const struct pc_view *v)
 		      o->hx.profile->write_iops ? json_integer(o->hx.profile->write_iops) : json_null(),
 		      "filesystem", o->hx.fs->name, "checker", o->hx.fs->checker,
 		      "largest_file_bytes", (json_int_t)o->big_bytes,
-		      "disk_cache_mode", "none", "seed", (json_int_t)o->seed,
+		      "disk_cache_mode", hx_disk_cache_mode(&o->hx, true),
+		      "drive_model", hx_drive_chosen(&o->hx, true) ? "nbdkit" : "off",
+		      "seed", (json_int_t)o->seed,
+		      /* relative to the report: this run's kept logs, or null */
+		      "logs_dir", hx_logs_subdir(&o->hx) ? json_string(hx_logs_subdir(&o->hx)) :
+		      json_null(),
 		      "cycles", cycles, "summary", summary);
 	if (!j) {
 		fprintf(stderr, "%s: cannot build the JSON report\n", cli_prog);

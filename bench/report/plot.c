@@ -100,22 +100,6 @@ static void plot_collect(struct plot *pl, const struct lab_view *v)
 	}
 }
 
-void gp_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '\n')
-			fputs("\\n", f);
-		else if ((unsigned char)*s < ' ')
-			continue;
-		else if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* Data blocks, "index 2*i + w": MiB median min max p95 (seconds) */
 static int plot_data(FILE *f, const struct plot_job *j, const void *ctx)
 {
@@ -154,7 +138,7 @@ static void panel(FILE *f, const struct plot *pl, int w)
 		 w ? "Resume latency, wake to the agent's RESUMED" :
 		 "Suspend latency, request to suspended", logy ? ", log scale" : "");
 	fputs("set title ", f);
-	gp_str(f, title);
+	gp_text(f, title);
 	fputc('\n', f);
 	fprintf(f, "set ylabel '%s latency (s)'\n", w ? "resume" : "suspend");
 	if (logy)
@@ -166,12 +150,14 @@ static void panel(FILE *f, const struct plot *pl, int w)
 	for (int i = 0; i < pl->n_lines; i++) {
 		const struct series *l = &pl->line[i];
 
+		/* the title is text: a state or workload name is never code */
+		snprintf(title, sizeof(title), "sync %s, %s%s%s%s%s", l->sync ? "on" : "off",
+			 l->state, pl->many ? ", " : "", pl->many ? l->workload->name : "",
+			 pl->many ? "/" : "", pl->many ? writeback_name(l->wb) : "");
 		fprintf(f, "%s D index %d using 1:2:3:4 with yerrorlines lw 2 pt 7 dt %d lc %d"
-			" title \"sync %s, %s%s%s%s%s\", \\\n    D index %d using 1:5 with points pt 2"
-			" lc %d notitle", i ? ", \\\n    " : "plot", 2 * i + w,
-			l->sync ? 1 : 2, i + 1, l->sync ? "on" : "off", l->state,
-			pl->many ? ", " : "", pl->many ? l->workload->name : "",
-			pl->many ? "/" : "", pl->many ? writeback_name(l->wb) : "",
+			" title ", i ? ", \\\n    " : "plot", 2 * i + w, l->sync ? 1 : 2, i + 1);
+		gp_text(f, title);
+		fprintf(f, ", \\\n    D index %d using 1:5 with points pt 2 lc %d notitle",
 			2 * i + w, i + 1);
 	}
 	fputc('\n', f);
@@ -200,11 +186,11 @@ void plot_begin(FILE *f, const struct plot_job *j, int png_w, int png_h, int row
 		fprintf(f, "set terminal pngcairo size %d,%d noenhanced font 'sans,11'\n",
 			png_w, png_h);
 	fputs("set output ", f);
-	gp_str(f, j->out);
+	gp_path(f, j->out);
 	fputs("\nD = ", f);
-	gp_str(f, j->data);
+	gp_path(f, j->data);
 	fprintf(f, "\nset multiplot layout %d,%d title ", rows, cols);
-	gp_str(f, title);
+	gp_text(f, title);
 	fputc('\n', f);
 }
 
@@ -291,27 +277,44 @@ static int plot_run(const struct plot_job *j)
 	return -1;
 }
 
+/* Names of any length: a long TMPDIR is used, never cut short. */
 int plot_render(struct plot_job *j, plot_fn data, plot_fn script, const void *ctx)
 {
 	const char *tmp = getenv("TMPDIR");
 	int rc = -1;
 
-	snprintf(j->dir, sizeof(j->dir), "%s/slab-plot.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	j->dir = j->data = j->script = NULL;
+	if (asprintf(&j->dir, "%s/slab-plot.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+		j->dir = NULL;
+		fprintf(stderr, "%s: plot: out of memory\n", cli_prog);
+		return -1;
+	}
 	if (!mkdtemp(j->dir)) {
 		fprintf(stderr, "%s: plot: cannot make %s: %s\n", cli_prog, j->dir,
 			strerror(errno));
-		return -1;
+		goto out;
 	}
-	snprintf(j->data, sizeof(j->data), "%s/latency.dat", j->dir);
-	snprintf(j->script, sizeof(j->script), "%s/latency.gp", j->dir);
-	if (write_plain(j->data, data, j, ctx) || write_plain(j->script, script, j, ctx))
+	if (asprintf(&j->data, "%s/latency.dat", j->dir) < 0)
+		j->data = NULL;
+	if (asprintf(&j->script, "%s/latency.gp", j->dir) < 0)
+		j->script = NULL;
+	if (!j->data || !j->script)
+		fprintf(stderr, "%s: plot: out of memory\n", cli_prog);
+	else if (write_plain(j->data, data, j, ctx) || write_plain(j->script, script, j, ctx))
 		fprintf(stderr, "%s: plot: cannot write the gnuplot input in %s\n",
 			cli_prog, j->dir);
 	else
 		rc = plot_run(j);
-	unlink(j->data);
-	unlink(j->script);
+	if (j->data)
+		unlink(j->data);
+	if (j->script)
+		unlink(j->script);
 	rmdir(j->dir);
+out:
+	free(j->dir);
+	free(j->data);
+	free(j->script);
+	j->dir = j->data = j->script = NULL;
 	return rc;
 }
 
@@ -346,8 +349,8 @@ static bool ends_with(const char *s, const char *suffix)
 
 int report_plot(const char *path, const struct lab_view *v)
 {
-	char tmp[1100];
-	struct plot_job j = { .v = v, .out = tmp, .svg = ends_with(path, ".svg") };
+	struct plot_job j = { .v = v, .svg = ends_with(path, ".svg") };
+	char *tmp;
 	int rc;
 
 	if (!j.svg && !ends_with(path, ".png")) {
@@ -356,11 +359,18 @@ int report_plot(const char *path, const struct lab_view *v)
 	}
 	/* gnuplot renders beside the name; the rename keeps an earlier plot
 	 * until this one is whole (the suffix tells gnuplot the format) */
-	snprintf(tmp, sizeof(tmp), "%s.tmp%s", path, j.svg ? ".svg" : ".png");
+	if (asprintf(&tmp, "%s.tmp%s", path, j.svg ? ".svg" : ".png") < 0) {
+		fprintf(stderr, "%s: plot: out of memory\n", cli_prog);
+		return -1;
+	}
+	j.out = tmp;
 	rc = view_kind(v) == PLOT_GROUPED ? plot_grouped(&j) : plot_by_size(&j);
-	if (!rc && rename(tmp, path))
+	if (!rc && rename(tmp, path)) {
+		fprintf(stderr, "%s: plot: %s: %s\n", cli_prog, path, strerror(errno));
 		rc = -1;
+	}
 	if (rc)
 		unlink(tmp);
+	free(tmp);
 	return rc;
 }

@@ -199,7 +199,7 @@ static void panel_plot(FILE *f, const struct group *g, int which, int p, double 
 			" 'black' title ", sep, block(g, which, p, b),
 			colour[g->sync[b % g->n_syncs] ? 1 : 0],
 			b / g->n_syncs ? "pattern 4" : "solid 0.9");
-		gp_str(f, bar);
+		gp_text(f, bar);
 		sep = ", \\\n    ";
 	}
 	/* whisker and cap as vectors: gnuplot's error bars leave a gap at the point */
@@ -231,7 +231,7 @@ static void panel(FILE *f, const struct group *g, int which, int p)
 		 "Suspend latency, request to suspended",
 		 writeback_name((enum writeback)g->wb[p]), logy ? ", log scale" : "");
 	fputs("unset label\nset title ", f);
-	gp_str(f, title);
+	gp_text(f, title);
 	fprintf(f, "\nset ylabel '%s latency (s)'\n", which ? "resume" : "suspend");
 	if (!any) {
 		fputs("unset logscale y\nset yrange [0:1]\nset label 1 'no successful cycle"
@@ -260,7 +260,7 @@ static int group_script(FILE *f, const struct plot_job *j, const void *ctx)
 	fprintf(f, "set xlabel 'workload (each wrote %g MiB before the request)'\n"
 		"set xrange [-0.5:%g]\nset xtics scale 0 (", g->dirty / MIB, g->n_wl - 0.5);
 	for (int w = 0; w < g->n_wl; w++) {
-		gp_str(f, g->wl[w]->name);
+		gp_text(f, g->wl[w]->name);
 		fprintf(f, " %d%s", w, w + 1 < g->n_wl ? ", " : ")\n");
 	}
 	fprintf(f, "set boxwidth %.9g absolute\n"

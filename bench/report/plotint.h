@@ -2,7 +2,9 @@
  * Inside report_plot(): what its two charts share.  plot.c draws latency
  * against size and owns the gnuplot plumbing (quoting, the provenance
  * title, one run over a private temporary directory); plotgroup.c draws
- * the one-size sweep as grouped bars.  Not for the other writers.
+ * the one-size sweep as grouped bars.  Not for the other writers.  Every
+ * string reaches gnuplot through escape.h (gp_text() for what is shown,
+ * gp_path() for file names): never as code.
  */
 #ifndef SLAB_PLOTINT_H
 #define SLAB_PLOTINT_H
@@ -10,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "escape.h"
 #include "report.h"
 
 #define MIB 1048576.0
@@ -20,14 +23,11 @@ struct plot_job {
 	const struct lab_view *v;
 	const char *out;		/* *.svg or *.png, gnuplot's output */
 	bool svg;
-	char dir[256], data[300], script[300];
+	char *dir, *data, *script;	/* plot_render()'s, any length */
 };
 
 /* Writes the data file or the script for j; 0 or -1. */
 typedef int (*plot_fn)(FILE *f, const struct plot_job *j, const void *ctx);
-
-/* A gnuplot double-quoted string: \n breaks the line, \ and " escaped. */
-void gp_str(FILE *f, const char *s);
 
 /*
  * The script's head: terminal (png_w x png_h pixels for a PNG, four fifths

@@ -31,8 +31,10 @@ struct lab_view {
  */
 void report_table(FILE *f, const struct lab_view *v);
 
-/* Schema REPORT_SCHEMA: provenance, floor, every cycle and summary[] per
- * configuration; not measured is null.  0, or -1 after one line. */
+/* Schema REPORT_SCHEMA: provenance, floor, every cycle (with the attempts
+ * the host took, stalled_attempts[]) and summary[] per configuration
+ * (n_stalled), and host_stalls; not measured is null.  0, or -1 after one
+ * line. */
 int report_json(const char *path, const struct lab_view *v);
 
 /* One row per cycle, a header of unit-suffixed names; empty = not measured. */

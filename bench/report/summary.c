@@ -102,6 +102,8 @@ int lab_summarise(const struct lab_opts *o, const struct lab_result *r,
 			if (same_config(cf, &r->rec[i])) {
 				cf->n_total++;
 				cf->n_ok += r->rec[i].c.verdict == VERDICT_OK;
+				cf->n_stalled += r->rec[i].n_stalls +
+						 (r->rec[i].c.verdict == VERDICT_HOST_STALL);
 			}
 		stat_of(r, cf, m_suspend, buf, &cf->suspend);
 		stat_of(r, cf, m_resume, buf, &cf->resume);

@@ -23,6 +23,7 @@ struct lab_summary {
 	int sync;
 	uint64_t dirty;
 	int n_ok, n_total;
+	int n_stalled;			/* attempts the host took (HostStall), measured again or not */
 	struct stats suspend, resume, sync_phase, ratio, dirty_kb, guest_resume;
 	struct stats span[LAB_SPANS];	/* the resume's spans, lab_span_names */
 	/* what the device saw during the sync, and measured / predicted */

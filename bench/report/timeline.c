@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "devcb.h"
+#include "escape.h"
 #include "summary.h"
 
 #define WIDTH 900.0	/* px of the time axis */
@@ -30,17 +31,27 @@ struct tl {
 
 void html_text(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		if (*s == '<')
+	size_t n;
+
+	for (; s && *s; s += n) {
+		unsigned char c = (unsigned char)*s;
+
+		n = utf8_char(s);
+		if (c == '<')
 			fputs("&lt;", f);
-		else if (*s == '>')
+		else if (c == '>')
 			fputs("&gt;", f);
-		else if (*s == '&')
+		else if (c == '&')
 			fputs("&amp;", f);
-		else if (*s == '"')
+		else if (c == '"')
 			fputs("&quot;", f);
+		else if (c == '\'')
+			fputs("&#39;", f);
+		else if (!n || (c < ' ' && !strchr("\t\n\r", c)) || c == 0x7f)
+			fprintf(f, "\\x%02X", c);	/* not a character HTML may hold */
 		else
-			fputc(*s, f);
+			fwrite(s, 1, n, f);
+		n = n ? n : 1;
 	}
 }
 

@@ -8,7 +8,8 @@
 
 /* Two inline SVGs (or a note where a side was not measured). */
 void timeline_cycle(FILE *f, const struct cycle_record *rec);
-/* s with <, >, & and " escaped. */
+/* s as HTML text or attribute value: <, >, &, " and ' escaped; control
+ * bytes other than tab, CR and LF, and invalid UTF-8, as \xNN. */
 void html_text(FILE *f, const char *s);
 
 #endif

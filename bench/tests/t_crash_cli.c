@@ -133,6 +133,7 @@ static void recording(const char *rec)
 	mkdir(c.dir, 0755);
 	snprintf(c.state, sizeof(c.state), "mem");
 	snprintf(c.profile, sizeof(c.profile), "emmc");
+	snprintf(c.fs, sizeof(c.fs), "ext4");
 	snprintf(p, sizeof(p), "%s/write.log", c.dir);
 	lw_writer_open(&w, p, SS);
 	for (int i = 0; i < 8; i++) {

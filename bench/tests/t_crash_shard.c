@@ -50,7 +50,10 @@ static void toy_batch(void *ctx, struct cs_job *jobs, int n)
 		r->files_judged = jobs[i].rec.n_files;
 		r->expected_bytes = jobs[i].rec.dataset_bytes;
 		r->lost_bytes = r->expected_bytes ? h % r->expected_bytes : 0;
-		r->fsync_intact = h % 5 != 0;
+		/* as a judge fills it: an fsync loss needs fsync'd bytes judged */
+		for (int f = 0; f < jobs[i].rec.n_files; f++)
+			r->durable_bytes += jobs[i].rec.files[f].durable;
+		r->fsync_intact = h % 5 != 0 || !r->durable_bytes;
 		r->n[FV_INTACT] = jobs[i].rec.n_files;
 	}
 }
@@ -69,6 +72,7 @@ static void recording(int number, int sync, const char *spec)
 	mkdir(c.dir, 0755);
 	snprintf(c.state, sizeof(c.state), "mem");
 	snprintf(c.profile, sizeof(c.profile), "emmc");
+	snprintf(c.fs, sizeof(c.fs), "ext4");
 	snprintf(c.date, sizeof(c.date), "2026-01-01T00:00:00Z");
 	snprintf(c.kernel_release, sizeof(c.kernel_release), "6.1.0-toy");
 	snprintf(c.qemu_version, sizeof(c.qemu_version), "7.2.0");

@@ -5,7 +5,7 @@
  * Guards: a second run with the same --out is refused while the first
  * runs, and the first's image is not touched; a run killed by SIGKILL
  * leaves directories and an image that the next run sweeps (and a kept
- * image, one without a mark, stays); a results set in which one file fails
+ * image, one without a mark, and a user's "*.tmp.*" file stay); a results set in which one file fails
  * replaces none of the earlier ones; a data image that cannot be made is
  * ImageFailed for every cycle; a QEMU stopped mid-suspend is HostStall, not
  * a measurement; a QEMU that stopped the guest on a full host disk is
@@ -79,13 +79,13 @@ static void shared_out(void)
 	       "after SIGKILL: data.img %s, %d slab.* director(ies) left", exists(out, "data.img") ?
 	       "left" : "gone", fakerun_count(fakerun_dir(), "slab."));
 	put(out, "kept.img", "a --keep-logs image: no mark");
-	put(out, "latency.json.tmp.AbCdEf", "half a report");
+	put(out, "latency.json.tmp.AbCdEf", "a user's file, named like an old temporary");
 	fakerun_scenario(NULL);
 	rc = progrun("suspend-lab", LAB("--timeout-scale", "1"), 0, 0);
-	tap_ok(rc == 0 && !exists(out, "data.img") && !exists(out, ".data.img.temporary") &&
-	       !exists(out, "latency.json.tmp.AbCdEf") && exists(out, "kept.img") &&
+	tap_ok(rc == 0 && !exists(out, "data.img") && !exists(out, ".slab-owner.data.img") &&
+	       exists(out, "latency.json.tmp.AbCdEf") && exists(out, "kept.img") &&
 	       fakerun_count(fakerun_dir(), "slab.") == 0,
-	       "the next run swept them (exit %d; data.img %d, temporaries %d, kept.img %d, slab.* %d)",
+	       "the next run swept the dead run's own (exit %d; data.img %d, user's .tmp. file %d, kept.img %d, slab.* %d)",
 	       rc, exists(out, "data.img"), exists(out, "latency.json.tmp.AbCdEf"),
 	       exists(out, "kept.img"), fakerun_count(fakerun_dir(), "slab."));
 }
@@ -98,7 +98,7 @@ static void sweeps(void)
 	/* a directory of a process that is gone, one of ours, one unmarked */
 	snprintf(d, sizeof(d), "%s/slab.Dead01", fakerun_dir());
 	mkdir(d, 0700);
-	put(d, "owner", "999999999 1\n");
+	put(d, "owner", "suspend-lab owner 999999999 1\n");
 	put(d, "qmp.sock", "");
 	snprintf(other, sizeof(other), "%s/slab.Mine01", fakerun_dir());
 	mkdir(other, 0700);
@@ -137,7 +137,7 @@ static void results_set(void)
 	outset_path(&s, "latency.svg");
 	rc = outset_commit(&s, 0);
 	snprintf(p, sizeof(p), "%s/latency.json", out);
-	tap_ok(rc == -1 && fakerun_count(out, ".set.tmp.") == 0 &&
+	tap_ok(rc == -1 && fakerun_count(out, ".slab-") == 0 &&
 	       !system("grep -qx 'old json' \"$OUT\"/latency.json") &&
 	       !system("grep -qx 'old svg' \"$OUT\"/latency.svg"),
 	       "a set with a directory in the way: none replaced (rc %d)", rc);

@@ -56,6 +56,7 @@ static const char *const unitless[] = {
 	"n", "n_ok", "n_total", "cycle", "sync", "rc", "cycles_per_config", "boots",
 	"sync_over_predicted", "device", "callbacks", "dropped", "unended",
 	"sync_over_floor", "dirty_at_request_kb", "writeback_at_request_kb",
+	"n_stalled", "retries_per_cycle", "attempt",
 };
 
 /*

@@ -40,7 +40,7 @@ static void lab(const struct fs_kind *k)
 	static char *argv[] = { "t_vm_fs", "--quiet", NULL };
 	struct lab_result r;
 	struct lab_opts o;
-	int rc;
+	int rc, stalled = 0;
 
 	if (lab_parse_args(2, argv, &o)) {
 		tap_ok(false, "%s: lab options", k->name);
@@ -57,12 +57,18 @@ static void lab(const struct fs_kind *k)
 	o.dirty[0] = 16ULL << 20;
 	o.cycles = 1;
 	rc = lab_run(&o, &r, NULL);
-	tap_ok(rc == 0 && r.n == 2, "%s: mounted, the lab ran %d cycles (rc %d)", k->name, r.n,
-	       rc);
+	/* a cycle the host took on every attempt is a SKIP below, not a failure */
+	for (int i = 0; i < r.n; i++)
+		stalled += r.rec[i].c.verdict == VERDICT_HOST_STALL;
+	tap_ok((rc == 0 || (rc == 1 && stalled)) && r.n == 2,
+	       "%s: mounted, the lab ran %d cycles (rc %d, %d HostStall)", k->name, r.n, rc,
+	       stalled);
 	for (int i = 0; i < r.n; i++) {
 		const struct cycle_record *c = &r.rec[i];
 		int phases = cycle_phase_count(&c->c, "sync_filesystems");
 
+		if (vmtest_host_took(c->c.verdict, c->c.why, k->name))
+			continue;
 		tap_ok(c->c.verdict == VERDICT_OK && (phases > 0) == (c->sync == 1),
 		       "%s mem sync=%d: %s, %d sync_filesystems phase(s), sync %.3f s, resume %.3f s",
 		       k->name, c->sync, verdict_name(c->c.verdict), phases, c->sync_phase_s,

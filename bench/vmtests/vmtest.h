@@ -43,6 +43,20 @@ static inline void vmtest_relay_tap(void *ctx, enum agent_msg m, char *rest)
 }
 
 /*
+ * A cycle the host took (HostStall) on every attempt the lab made (it
+ * measures such a cycle again, lab.h): not a measurement of the guest, so
+ * not a failure of what a test guards.  true after a SKIP line naming it.
+ */
+static inline bool vmtest_host_took(enum verdict v, const char *why, const char *what)
+{
+	if (v != VERDICT_HOST_STALL)
+		return false;
+	tap_skip("the host took the cycle on every attempt (HostStall), not a measurement",
+		 "%s: %.200s", what, why);
+	return true;
+}
+
+/*
  * The harness options of a lab VM test: quiet, logs kept when SLAB_LOGDIR
  * is set, results in a new directory made from the template dir.  false
  * after one TAP line: a SKIP when KERNEL, INITRD or TOOLS_DISK is not

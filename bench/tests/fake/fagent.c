@@ -71,15 +71,19 @@ static void clocks(char *buf, size_t n)
 		 b.tv_sec * 1000000000LL + b.tv_nsec);
 }
 
+/* release=R in $FAKEQEMU: the kernel release the guest reports, up to the
+ * next comma (for the tests of hostile names: any bytes but space). */
 void agent_hello(void)
 {
-	const char *v = fk_arg("version");
+	const char *v = fk_arg("version"), *rel = fk_arg("release");
 
 	if (fk_has("no-ready"))
 		return;
 	cur = 0;
-	say("READY version=%d release=6.1.0-fake knob=suspend_sync",
-	    v ? atoi(v) : AGENT_PROTO_VERSION);
+	if (!rel)
+		rel = "6.1.0-fake";
+	say("READY version=%d release=%.*s knob=suspend_sync",
+	    v ? atoi(v) : AGENT_PROTO_VERSION, (int)strcspn(rel, ","), rel);
 }
 
 /* "--filename=X" or similar: the word after key, under the mount */
