@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "fskind.h"
+#include "hostrun.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,14 +97,33 @@ int fs_mkfs(const struct fs_kind *k, const char *label, const char *file,
 	return fs_mkfs_why(k, label, file, bytes, why, sizeof(why));
 }
 
+static int mkfs_arg(const struct fs_kind *k, const char *label, const char *file,
+		    const char *arg, uint64_t bytes, char *why, size_t len);
+
+/* The image as mkfs's argument: a name starting with '-' is no option. */
 int fs_mkfs_why(const struct fs_kind *k, const char *label, const char *file,
 		uint64_t bytes, char *why, size_t len)
 {
+	char *arg = host_path_arg(file);
+	int rc;
+
+	if (!arg) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	rc = mkfs_arg(k, label, file, arg, bytes, why, len);
+	free(arg);
+	return rc;
+}
+
+static int mkfs_arg(const struct fs_kind *k, const char *label, const char *file,
+		    const char *arg, uint64_t bytes, char *why, size_t len)
+{
 	char *ext4[] = { "mkfs.ext4", "-q", "-F", "-L", (char *)label, "-E",
-			 "lazy_itable_init=0,lazy_journal_init=0", (char *)file, NULL };
-	char *xfs[] = { "mkfs.xfs", "-q", "-f", "-L", (char *)label, (char *)file, NULL };
-	char *btrfs[] = { "mkfs.btrfs", "-q", "-f", "-L", (char *)label, (char *)file, NULL };
-	char *f2fs[] = { "mkfs.f2fs", "-q", "-f", "-l", (char *)label, (char *)file, NULL };
+			 "lazy_itable_init=0,lazy_journal_init=0", (char *)arg, NULL };
+	char *xfs[] = { "mkfs.xfs", "-q", "-f", "-L", (char *)label, (char *)arg, NULL };
+	char *btrfs[] = { "mkfs.btrfs", "-q", "-f", "-L", (char *)label, (char *)arg, NULL };
+	char *f2fs[] = { "mkfs.f2fs", "-q", "-f", "-l", (char *)label, (char *)arg, NULL };
 	char *const *argv[] = { ext4, xfs, btrfs, f2fs };
 	char *const *av = argv[k - fs_kinds];
 	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), st;
@@ -160,8 +180,13 @@ int fs_check(const struct fs_kind *k, const char *image, char *why, size_t len)
 	char cmd[128], line[512], *argv[10];
 	int status;
 
-	checker_argv(k, image, argv, cmd, sizeof(cmd));
+	char *arg = host_path_arg(image);
+
+	if (!arg)
+		return -1;
+	checker_argv(k, arg, argv, cmd, sizeof(cmd));
 	status = run_last_line(argv, line, sizeof(line));
+	free(arg);
 	if (why)
 		snprintf(why, len, "%s: %s", argv[0], line);
 	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 127)

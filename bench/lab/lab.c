@@ -23,26 +23,6 @@ struct run {
 	char boot_why[400];
 };
 
-static uint64_t max_dirty(const struct lab_opts *o)
-{
-	uint64_t m = 0;
-
-	for (int i = 0; i < o->n_dirty; i++)
-		if (o->dirty[i] > m)
-			m = o->dirty[i];
-	return m;
-}
-
-int lab_mem_mb(const struct lab_opts *o)
-{
-	/* the dirty pages, four times over, as --mem's quarter rule wants */
-	int need = (int)(4 * (max_dirty(o) / MIB)) + 512;
-
-	if (o->mem_mb)
-		return o->mem_mb;
-	return need > 2048 ? need : 2048;
-}
-
 static struct cycle_timeouts timeouts(const struct run *run, uint64_t dirty)
 {
 	const struct hx *h = &run->h;
@@ -247,25 +227,6 @@ static enum verdict boot(struct run *run)
 	return v;
 }
 
-static void now_iso(char *buf, size_t n)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static void provenance(struct lab_result *r, const struct hx *h)
-{
-	snprintf(r->kernel_release, sizeof(r->kernel_release), "%s", h->release);
-	snprintf(r->qemu_version, sizeof(r->qemu_version), "%s", h->qemu_version);
-	snprintf(r->knob, sizeof(r->knob), "%s", h->knob);
-	r->at_risk_report = h->at_risk_report;
-	r->boot_s = h->release[0] ? h->boot_s : -1;
-	r->boots = h->boots;
-}
-
 /* again: a HostStall attempt that is measured again */
 static void progress_cycle(struct run *run, const struct cycle_record *rec, int total,
 			   bool again)
@@ -351,7 +312,7 @@ int lab_run(const struct lab_opts *o, struct lab_result *r,
 	r->accel = o->hx.accel;
 	r->floor_bps = -1;
 	r->boot_s = -1;
-	now_iso(r->date, sizeof(r->date));
+	lab_now_iso(r->date, sizeof(r->date));
 	r->rec = calloc(total, sizeof(*r->rec));
 	if (!r->rec)
 		return 1;
@@ -362,7 +323,7 @@ int lab_run(const struct lab_opts *o, struct lab_result *r,
 	snprintf(img, sizeof(img), "%s/data.img", o->hx.out_dir);
 	/* four times the largest dirty size at least, so ext4's delalloc
 	 * heuristics never force writeback during the fio run */
-	if (hx_image(&run.h, img, 4 * max_dirty(o) + (512ULL << 20))) {
+	if (hx_image(&run.h, img, 4 * lab_max_dirty(o) + (512ULL << 20))) {
 		image_failed(&run, img);
 		return 1;
 	}
@@ -411,26 +372,8 @@ int lab_run(const struct lab_opts *o, struct lab_result *r,
 	if (failed)
 		lab_lacking(o, r);
 	r->time_cycles_s = mono_now() - t_cycles - (r->time_boot_s - boot_before);
-	provenance(r, &run.h);
+	lab_provenance(r, &run.h);
 	hx_stop(&run.h);
 	hx_image_drop(&run.h);
 	return failed ? 1 : 0;
-}
-
-int lab_ok_cycles(const struct lab_result *r)
-{
-	int n = 0;
-
-	for (int i = 0; i < r->n; i++)
-		n += r->rec[i].c.verdict == VERDICT_OK;
-	return n;
-}
-
-void lab_result_free(struct lab_result *r)
-{
-	for (int i = 0; r->rec && i < r->n; i++)
-		free(r->rec[i].stalls);
-	free(r->rec);
-	r->rec = NULL;
-	r->n = 0;
 }

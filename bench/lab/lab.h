@@ -149,6 +149,8 @@ struct lab_result {
 int lab_parse_args(int argc, char **argv, struct lab_opts *o);
 /* The guest RAM an experiment gets: room for its largest dirty size. */
 int lab_mem_mb(const struct lab_opts *o);
+/* The largest --dirty size. */
+uint64_t lab_max_dirty(const struct lab_opts *o);
 
 /* QMP's counters before a cycle, then the record's device figures after
  * it (devcycle.c): 0, or -1 when QMP could not say. */
@@ -177,6 +179,10 @@ void lab_record_init(struct cycle_record *rec, const struct lab_config *cf, int 
 int lab_run(const struct lab_opts *o, struct lab_result *r,
 	    const struct hx_timeouts *base);
 void lab_result_free(struct lab_result *r);
+/* The guest's names and the boot's figures into r (lab_run's end). */
+void lab_provenance(struct lab_result *r, const struct hx *h);
+/* The UTC time now, ISO 8601. */
+void lab_now_iso(char *buf, size_t n);
 /* Cycles that ran to a verdict of OK. */
 int lab_ok_cycles(const struct lab_result *r);
 

@@ -1,5 +1,6 @@
 /* The lab's table for the terminal, rendered from its summary. */
 #define _GNU_SOURCE
+#include "escape.h"
 #include "report.h"
 
 #include <math.h>
@@ -40,8 +41,12 @@ static void table_header(FILE *f, const struct lab_view *v)
 
 	report_profile_limits(lim, sizeof(lim), o->hx.profile);
 	fprintf(f, "suspend-lab %s, %s\n", LAB_VERSION, or_unknown(r->date));
-	fprintf(f, "kernel    %s, knob %s\n", or_unknown(r->kernel_release),
-		or_unknown(r->knob));
+	/* the guest names its kernel: shown, never a terminal's control code */
+	fputs("kernel    ", f);
+	text_line(f, or_unknown(r->kernel_release));
+	fputs(", knob ", f);
+	text_line(f, or_unknown(r->knob));
+	fputc('\n', f);
 	fprintf(f, "qemu      %s, accel %s, firmware %s (machine %s)\n",
 		or_unknown(r->qemu_version), or_unknown(report_accel(v)),
 		report_firmware_name(o->hx.firmware), report_machine_name(o->hx.firmware));
