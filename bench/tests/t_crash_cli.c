@@ -25,6 +25,7 @@
 #include "crash.h"
 #include "fakerun.h"
 #include "image.h"
+#include "recfix.h"
 #include "tap.h"
 
 #define SS 512
@@ -121,19 +122,12 @@ static unsigned long long digest(const char *path, ino_t *ino)
 /* One recorded cycle: a base of zeros and a log of 6 writes and 2 flushes. */
 static void recording(const char *rec)
 {
-	struct cs_cycle c = { .number = 1, .sync = 1, .big_bytes = 1 << 20, .seed = 4,
-			      .suspended = true, .replay_matches = true };
+	struct cs_cycle c;
 	struct lw_writer w;
 	unsigned char buf[SS];
 	char p[900];
-	int fd;
 
-	snprintf(c.dir, sizeof(c.dir), "%s/cycle-1", rec);
-	mkdir(rec, 0755);
-	mkdir(c.dir, 0755);
-	snprintf(c.state, sizeof(c.state), "mem");
-	snprintf(c.profile, sizeof(c.profile), "emmc");
-	snprintf(c.fs, sizeof(c.fs), "ext4");
+	recfix_cycle(&c, rec, 1);
 	snprintf(p, sizeof(p), "%s/write.log", c.dir);
 	lw_writer_open(&w, p, SS);
 	for (int i = 0; i < 8; i++) {
@@ -144,12 +138,7 @@ static void recording(const char *rec)
 	lw_writer_super(&w);
 	lw_writer_close(&w);
 	c.at_request = c.at_suspended = c.at_end = w.next * SS;
-	snprintf(p, sizeof(p), "%s/base.img", c.dir);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || ftruncate(fd, 64 * SS))
-		tap_diag("cannot make %s", p);
-	close(fd);
-	cs_meta_write(&c);
+	recfix_seal(&c, false);
 }
 
 static void replay_guard(const char *dir)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "crash.h"
+#include "recfix.h"
 #include "tap.h"
 
 #define SS 512
@@ -60,60 +61,27 @@ static void toy_batch(void *ctx, struct cs_job *jobs, int n)
 
 static void recording(int number, int sync, const char *spec)
 {
-	struct cs_cycle c = { .number = number, .sync = sync, .big_bytes = 1 << 20,
-			      .seed = 4, .plan_index = number - 1, .suspended = true,
-			      .n_files = 9, .replay_matches = true };
-	struct lw_writer w;
-	unsigned char buf[SS];
-	char p[900];
-	int fd;
+	struct cs_cycle c;
+	char rec[900];
 
-	snprintf(c.dir, sizeof(c.dir), "%s/rec/cycle-%d", dir, number);
-	mkdir(c.dir, 0755);
-	snprintf(c.state, sizeof(c.state), "mem");
-	snprintf(c.profile, sizeof(c.profile), "emmc");
-	snprintf(c.fs, sizeof(c.fs), "ext4");
+	snprintf(rec, sizeof(rec), "%s/rec", dir);
+	recfix_cycle(&c, rec, number);
+	c.sync = sync;
+	c.plan_index = number - 1;
 	snprintf(c.date, sizeof(c.date), "2026-01-01T00:00:00Z");
 	snprintf(c.kernel_release, sizeof(c.kernel_release), "6.1.0-toy");
 	snprintf(c.qemu_version, sizeof(c.qemu_version), "7.2.0");
 	snprintf(c.knob, sizeof(c.knob), "suspend_sync");
-	snprintf(p, sizeof(p), "%s/write.log", c.dir);
-	lw_writer_open(&w, p, SS);
-	for (int i = 0; spec[i]; i++) {
-		memset(buf, 'A' + i, sizeof(buf));
-		lw_writer_add(&w, spec[i] == 'F' ? 0 : i % 48, spec[i] == 'F' ? 0 : 1,
-			      spec[i] == 'F' ? LW_FLUSH : 0, buf);
-		/* marks: the dataset starts after entry 2, files end along the log */
-		if (i == 1)
-			c.at_start = (w.next) * SS;
-		if (i >= 2 && i - 2 < 9)
-			c.file_begin[i - 2] = c.file_end[i - 2] = w.next * SS;
-		if (i == 12)
-			c.at_request = w.next * SS;
-	}
-	lw_writer_super(&w);
-	lw_writer_close(&w);
-	c.at_suspended = c.at_end = w.next * SS;
-	snprintf(p, sizeof(p), "%s/base.img", c.dir);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || ftruncate(fd, 64 * SS))
-		tap_diag("cannot make %s", p);
-	close(fd);
-	cs_meta_write(&c);
+	recfix_log(&c, spec);
+	recfix_seal(&c, false);
 }
 
 static void opts(struct cs_opts *o, const char *out, int k, int n)
 {
-	char *argv[] = { "crash-states", "judge", NULL };
 	static char rec[900];
 
-	setenv("KERNEL", "/dev/null", 1);
-	setenv("INITRD", "/dev/null", 1);
-	cs_parse_args(2, argv, o);
-	o->hx.out_dir = out;
-	o->hx.quiet = true;
 	snprintf(rec, sizeof(rec), "%s/rec", dir);
-	o->rec_dir = rec;
+	recfix_judge_opts(o, "/dev/null", out, rec);
 	o->per_boot = 2;
 	o->shard_k = k;
 	o->shard_n = n;

@@ -54,6 +54,13 @@ static void make(const char *dir, const char *name, bool as_dir)
 		fclose(f);
 }
 
+/* base/name made as a directory, its path in p */
+static void folder(char *p, size_t n, const char *name)
+{
+	snprintf(p, n, "%s/%s", base, name);
+	mkdir(p, 0755);
+}
+
 static void long_out(void)
 {
 	char *deep = calloc(1, 1200), *probe;
@@ -140,8 +147,7 @@ static void fs_all(void)
 	int rc;
 
 	/* the btrfs part's folder is a file: found before ext4 runs */
-	snprintf(all, sizeof(all), "%s/all", base);
-	mkdir(all, 0755);
+	folder(all, sizeof(all), "all");
 	make(all, "btrfs", false);
 	rc = progrun("suspend-lab", LAB(all, "--fs", "all", ), 0, 0);
 	tap_ok(rc == 2 && progrun_lines(progrun_err) == 1 && strstr(progrun_err, "btrfs") &&
@@ -166,8 +172,7 @@ static void results_in_the_way(void)
 	char way[700];
 	int rc;
 
-	snprintf(way, sizeof(way), "%s/way", base);
-	mkdir(way, 0755);
+	folder(way, sizeof(way), "way");
 	make(way, "latency.csv", true);
 	rc = progrun("suspend-lab", LAB(way, ), 0, 0);
 	tap_ok(rc == 2 && progrun_lines(progrun_err) == 1 && strstr(progrun_err, "latency.csv") &&
@@ -192,8 +197,7 @@ int main(int argc, char **argv)
 	base = fakerun_dir();
 	setenv("TMPDIR", base, 1);
 	snprintf(kernel, sizeof(kernel), "%s/bzImage", base);
-	snprintf(out, sizeof(out), "%s/out", base);
-	mkdir(out, 0755);
+	folder(out, sizeof(out), "out");
 	long_out();
 	tmpdir();
 	fs_all();

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cliopt.h"
 #include "fakerun.h"
 #include "progrun.h"
 #include "tap.h"
@@ -72,19 +73,6 @@ static int lost(const char **first)
 	return n;
 }
 
-static int host_mib(void)
-{
-	char line[256];
-	long long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		sscanf(line, "MemAvailable: %lld", &kb);
-	if (f)
-		fclose(f);
-	return (int)(kb / 1024);
-}
-
 #define LAB(...) (char *[]){ "--kernel", kernel, "--initrd", kernel, "--tools-disk", kernel, \
 			      "--out", out, "--state", "mem", "--sync", "1", "--cycles", "1", \
 			      "--quiet", __VA_ARGS__, NULL }
@@ -94,7 +82,7 @@ static void refused_run(void)
 	const char *first;
 	int rc, n;
 
-	if (host_mib() >= 65536) {
+	if (cli_mem_available_mib() >= 65536) {
 		tap_skip("the host has 64 GiB free", "a refused run touches nothing");
 		return;
 	}

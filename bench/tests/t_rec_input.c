@@ -16,7 +16,6 @@
  * a newline in a shard's provenance never forges a row of the table.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,7 @@
 #include "crash.h"
 #include "fakerun.h"
 #include "progrun.h"
+#include "recfix.h"
 #include "tap.h"
 
 #define SS 512
@@ -35,43 +35,12 @@ static char dir[400], rec[500], kernel[500];
 
 static void recording(const char *fs)
 {
-	static const char spec[] = "WWFWWWWWWWWWFWWFWWWF";
-	struct cs_cycle c = { .number = 1, .sync = 1, .big_bytes = 1 << 20, .seed = 4,
-			      .suspended = true, .n_files = 9, .replay_matches = true };
-	struct lw_writer w;
-	unsigned char buf[SS];
-	char p[900];
-	int fd;
+	struct cs_cycle c;
 
-	snprintf(c.dir, sizeof(c.dir), "%s/cycle-1", rec);
-	mkdir(rec, 0755);
-	mkdir(c.dir, 0755);
-	snprintf(c.state, sizeof(c.state), "mem");
-	snprintf(c.profile, sizeof(c.profile), "emmc");
+	recfix_cycle(&c, rec, 1);
 	snprintf(c.fs, sizeof(c.fs), "%s", fs);
-	snprintf(p, sizeof(p), "%s/write.log", c.dir);
-	lw_writer_open(&w, p, SS);
-	for (int i = 0; spec[i]; i++) {
-		memset(buf, 'A' + i, sizeof(buf));
-		lw_writer_add(&w, spec[i] == 'F' ? 0 : i, spec[i] == 'F' ? 0 : 1,
-			      spec[i] == 'F' ? LW_FLUSH : 0, buf);
-		if (i == 1)
-			c.at_start = w.next * SS;
-		if (i >= 2 && i - 2 < 9)
-			c.file_begin[i - 2] = c.file_end[i - 2] = w.next * SS;
-		if (i == 12)
-			c.at_request = w.next * SS;
-	}
-	lw_writer_super(&w);
-	lw_writer_close(&w);
-	c.at_suspended = c.at_end = w.next * SS;
-	snprintf(p, sizeof(p), "%s/base.img", c.dir);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || ftruncate(fd, 64 * SS))
-		tap_diag("cannot make %s", p);
-	close(fd);
-	if (cs_meta_write(&c))
-		tap_diag("cs_meta_write failed");
+	recfix_log(&c, "WWFWWWWWWWWWFWWFWWWF");
+	recfix_seal(&c, false);
 }
 
 static bool exists(const char *p)
@@ -116,32 +85,21 @@ static void existing_image(void)
 /* "../../etc" as the filesystem: sealed by the recorder, or edited in. */
 static void bad_fs(void)
 {
-	char out[600], image[600], meta[700], buf[8192], *at;
+	char out[600], image[600];
 	char *judge[] = { "judge", "--out", out, "--rec", rec, "--kernel", kernel,
 			  "--initrd", kernel, "--tools-disk", kernel, NULL };
 	char *replay[] = { "replay", "--rec", rec, "--cycle", "1", "--name", "P6", "--image",
 			   image, NULL };
-	FILE *f;
-	size_t n;
 
 	snprintf(out, sizeof(out), "%s/fs-out", dir);
 	snprintf(image, sizeof(image), "%s/fs.img", dir);
-	snprintf(meta, sizeof(meta), "%s/cycle-1/meta.json", rec);
 	mkdir(out, 0755);
 	for (int edited = 0; edited < 2; edited++) {
 		int rc;
 
 		recording(edited ? "ext4" : "../../etc");
-		if (edited && (f = fopen(meta, "r"))) {
-			n = fread(buf, 1, sizeof(buf) - 1, f);
-			buf[n] = '\0';
-			fclose(f);
-			at = strstr(buf, "\"ext4\"");
-			if (at && (f = fopen(meta, "w"))) {
-				fprintf(f, "%.*s\"../../etc\"%s", (int)(at - buf), buf, at + 6);
-				fclose(f);
-			}
-		}
+		if (edited)
+			recfix_edit_meta(rec, "\"ext4\"", "\"../../etc\"");
 		rc = progrun("crash-states", judge, 0, 0);
 		tap_ok(rc == 2 && progrun_lines(progrun_err) == 1 &&
 		       strstr(progrun_err, edited ? "SHA-256" : "\"filesystem\""),
@@ -171,22 +129,6 @@ static void log_dir(void)
 	rmdir(p);
 }
 
-static void toy_batch(void *ctx, struct cs_job *jobs, int n)
-{
-	(void)ctx;
-	for (int i = 0; i < n; i++) {
-		struct cs_result *r = jobs[i].res;
-
-		r->judged = r->mounted = r->fs_clean = r->fsync_intact = true;
-		snprintf(r->verdict, sizeof(r->verdict), "OK");
-		r->files_judged = jobs[i].rec.n_files;
-		r->expected_bytes = jobs[i].rec.dataset_bytes;
-		r->n[FV_INTACT] = r->files_judged;
-		for (int f = 0; f < jobs[i].rec.n_files; f++)
-			r->durable_bytes += jobs[i].rec.files[f].durable;
-	}
-}
-
 struct edit {
 	const char *what;
 	const char *set[3][2];	/* field, JSON value; "name+1": the next P name */
@@ -209,19 +151,39 @@ static json_t *victim(json_t *sh)
 	return NULL;
 }
 
-static void edited(const char *honest, const struct edit *e)
+/* The honest shard, to edit for merge_edited(): its JSON. */
+static json_t *honest_shard(const char *honest)
 {
-	char src[700], out[600], dst[700], name[32];
-	char *args[] = { "merge", "--out", out, NULL };
-	json_t *sh, *s;
-	int rc;
+	char src[700];
 
 	snprintf(src, sizeof(src), "%s/crash-shard-1-of-1.json", honest);
-	snprintf(out, sizeof(out), "%s/edit", dir);
+	return json_load_file(src, 0, NULL);
+}
+
+/* sh (taken) as the only shard of dir/sub, merged there: merge's exit
+ * status. */
+static int merge_edited(json_t *sh, const char *sub)
+{
+	char out[600], dst[700];
+	char *args[] = { "merge", "--out", out, NULL };
+	int rc;
+
+	snprintf(out, sizeof(out), "%s/%s", dir, sub);
 	snprintf(dst, sizeof(dst), "%s/crash-shard-1-of-1.json", out);
 	mkdir(out, 0755);
-	sh = json_load_file(src, 0, NULL);
-	s = victim(sh);
+	json_dump_file(sh, dst, JSON_INDENT(1) | JSON_SORT_KEYS);
+	json_decref(sh);
+	rc = progrun("crash-states", args, 0, 0);
+	unlink(dst);
+	return rc;
+}
+
+static void edited(const char *honest, const struct edit *e)
+{
+	char name[32];
+	json_t *sh = honest_shard(honest), *s = victim(sh);
+	int rc;
+
 	if (!s) {
 		tap_ok(0, "%s: no state to edit", e->what);
 		json_decref(sh);
@@ -241,13 +203,10 @@ static void edited(const char *honest, const struct edit *e)
 			json_object_set_new(s, e->set[k][0], json_loads(v, JSON_DECODE_ANY, NULL));
 		}
 	}
-	json_dump_file(sh, dst, JSON_INDENT(1) | JSON_SORT_KEYS);
-	json_decref(sh);
-	rc = progrun("crash-states", args, 0, 0);
+	rc = merge_edited(sh, "edit");
 	tap_ok(rc == 2 && progrun_lines(progrun_err) == 1 && strstr(progrun_err, e->says) &&
 	       (!e->not_says || !strstr(progrun_err, e->not_says)),
 	       "merge, %s: exit %d: %.260s", e->what, rc, progrun_err);
-	unlink(dst);
 }
 
 /* A shard's provenance with a newline in the kernel's name: the table
@@ -255,21 +214,12 @@ static void edited(const char *honest, const struct edit *e)
 static void hostile_provenance(const char *honest)
 {
 	static const char rel[] = "6.1-`touch x`$(id)\nsync 1 all 99 <script>,\"q\"\tT";
-	char src[700], out[600], dst[700];
-	char *args[] = { "merge", "--out", out, NULL };
-	json_t *sh;
+	json_t *sh = honest_shard(honest);
 	int rc;
 
-	snprintf(src, sizeof(src), "%s/crash-shard-1-of-1.json", honest);
-	snprintf(out, sizeof(out), "%s/prov", dir);
-	snprintf(dst, sizeof(dst), "%s/crash-shard-1-of-1.json", out);
-	mkdir(out, 0755);
-	sh = json_load_file(src, 0, NULL);
 	json_object_set_new(json_object_get(sh, "provenance"), "kernel_release",
 			    json_string(rel));
-	json_dump_file(sh, dst, JSON_INDENT(1) | JSON_SORT_KEYS);
-	json_decref(sh);
-	rc = progrun("crash-states", args, 0, 0);
+	rc = merge_edited(sh, "prov");
 	tap_ok(rc != 2 && strstr(progrun_out, "kernel    6.1-`touch x`$(id)?sync 1 all 99"
 				 " <script>,\"q\"?T, knob") &&
 	       !strstr(progrun_out, "\nsync 1 all"),
@@ -292,21 +242,15 @@ static void shards(void)
 		{ "name and position edited together",
 		  { { "name", "name+1" }, { "position", "pos+1" } }, "log order", NULL },
 	};
-	struct cs_backend be = { .batch = toy_batch };
+	struct cs_backend be = { .batch = recfix_intact_batch };
 	char honest[600], glob_out[600], path[1000], cmd[2000];
-	char *argv[] = { "crash-states", "judge", NULL };
 	char *merge_glob[] = { "merge", "--out", glob_out, NULL };
 	struct cs_opts o;
 	int rc;
 
 	snprintf(honest, sizeof(honest), "%s/honest", dir);
 	mkdir(honest, 0755);
-	setenv("KERNEL", kernel, 1);
-	setenv("INITRD", kernel, 1);
-	cs_parse_args(2, argv, &o);
-	o.hx.out_dir = honest;
-	o.hx.quiet = true;
-	o.rec_dir = rec;
+	recfix_judge_opts(&o, kernel, honest, rec);
 	o.model.prefixes = -1;
 	fakerun_stderr_begin();
 	rc = cs_judge(&o, &be, path, sizeof(path));

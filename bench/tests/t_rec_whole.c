@@ -23,6 +23,7 @@
 #include "fakerun.h"
 #include "progrun.h"
 #include "recdigest.h"
+#include "recfix.h"
 #include "tap.h"
 
 #define SS 512
@@ -33,46 +34,14 @@ static long long end_off;	/* log_bytes_at.end off by this many bytes */
 /* Cycle 1: 9 dataset files along a log of writes and flushes (F). */
 static void recording(void)
 {
-	static const char spec[] = "WWFWWWWWWWWWFWWFWWWF";
-	struct cs_cycle c = { .number = 1, .sync = 1, .big_bytes = 1 << 20, .seed = 4,
-			      .suspended = true, .n_files = 9, .replay_matches = true };
-	struct lw_writer w;
-	unsigned char buf[SS];
-	char p[900];
-	int fd;
+	struct cs_cycle c;
 
-	snprintf(c.dir, sizeof(c.dir), "%s/cycle-1", rec);
-	mkdir(rec, 0755);
-	mkdir(c.dir, 0755);
-	snprintf(c.state, sizeof(c.state), "mem");
-	snprintf(c.profile, sizeof(c.profile), "emmc");
-	snprintf(c.fs, sizeof(c.fs), "ext4");
+	recfix_cycle(&c, rec, 1);
 	snprintf(c.date, sizeof(c.date), "2026-01-01T00:00:00Z");
 	snprintf(c.kernel_release, sizeof(c.kernel_release), "6.1.0-toy");
-	snprintf(p, sizeof(p), "%s/write.log", c.dir);
-	lw_writer_open(&w, p, SS);
-	for (int i = 0; spec[i]; i++) {
-		memset(buf, 'A' + i, sizeof(buf));
-		lw_writer_add(&w, spec[i] == 'F' ? 0 : i, spec[i] == 'F' ? 0 : 1,
-			      spec[i] == 'F' ? LW_FLUSH : 0, buf);
-		if (i == 1)
-			c.at_start = w.next * SS;
-		if (i >= 2 && i - 2 < 9)
-			c.file_begin[i - 2] = c.file_end[i - 2] = w.next * SS;
-		if (i == 12)
-			c.at_request = w.next * SS;
-	}
-	lw_writer_super(&w);
-	lw_writer_close(&w);
-	c.at_suspended = c.at_end = w.next * SS;
+	recfix_log(&c, "WWFWWWWWWWWWFWWFWWWF");
 	c.at_end += end_off;
-	snprintf(p, sizeof(p), "%s/base.img", c.dir);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || ftruncate(fd, 64 * SS) || pwrite(fd, "base", 4, 3 * SS) != 4)
-		tap_diag("cannot make %s", p);
-	close(fd);
-	if (cs_meta_write(&c))
-		tap_diag("cs_meta_write failed");
+	recfix_seal(&c, true);
 }
 
 static void path(char *buf, size_t n, const char *name)
@@ -112,30 +81,6 @@ static void cut(const char *name, long long to)
 	path(p, sizeof(p), name);
 	if (truncate(p, to))
 		tap_diag("cannot cut %s", p);
-}
-
-/* meta.json's text with one string replaced (no new digest): -1 if absent */
-static int edit_meta(const char *from, const char *to)
-{
-	char p[800], buf[16384], *at;
-	size_t len;
-	FILE *f;
-
-	path(p, sizeof(p), "meta.json");
-	f = fopen(p, "r");
-	len = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[len] = '\0';
-	at = strstr(buf, from);
-	if (!at)
-		return -1;
-	f = fopen(p, "w");
-	if (!f)
-		return -1;
-	fprintf(f, "%.*s%s%s", (int)(at - buf), buf, to, at + strlen(from));
-	fclose(f);
-	return 0;
 }
 
 static bool exists(const char *p)
@@ -178,28 +123,12 @@ static void refused(const char *what, const char *says)
 	       exists(json) ? "WRITTEN" : "none", progrun_err);
 }
 
-/* A judge that finds every state intact: what matters is that it runs. */
-static void toy_batch(void *ctx, struct cs_job *jobs, int n)
-{
-	(void)ctx;
-	for (int i = 0; i < n; i++) {
-		struct cs_result *r = jobs[i].res;
-
-		r->judged = r->mounted = r->fs_clean = r->fsync_intact = true;
-		snprintf(r->verdict, sizeof(r->verdict), "OK");
-		r->files_judged = jobs[i].rec.n_files;
-		r->expected_bytes = jobs[i].rec.dataset_bytes;
-		r->n[FV_INTACT] = r->files_judged;
-	}
-}
-
 /* The intact recording: its digests are sha256sum's; it judges and
  * replays. */
 static void intact(void)
 {
-	struct cs_backend be = { .batch = toy_batch };
+	struct cs_backend be = { .batch = recfix_intact_batch };
 	char p[800], hex[65], why[300], image[800], shard[1000], buf[16384] = "";
-	char *argv[] = { "crash-states", "judge", NULL };
 	char *replay[] = { "replay", "--rec", rec, "--cycle", "1", "--name", "P6", "--image",
 			   image, NULL };
 	uint64_t bytes = 0;
@@ -232,12 +161,7 @@ static void intact(void)
 	tap_ok(strstr(buf, hex) && strstr(buf, "\"meta_sha256\""),
 	       "meta.json holds write.log's SHA-256 %.16s... (%llu bytes) and its own", hex,
 	       (unsigned long long)bytes);
-	setenv("KERNEL", kernel, 1);
-	setenv("INITRD", kernel, 1);
-	cs_parse_args(2, argv, &o);
-	o.hx.out_dir = out;
-	o.hx.quiet = true;
-	o.rec_dir = rec;
+	recfix_judge_opts(&o, kernel, out, rec);
 	fakerun_stderr_begin();
 	rc = cs_judge(&o, &be, shard, sizeof(shard));
 	tap_ok(rc == 0 && exists(shard), "the intact recording judges: %d, shard %s: %.100s", rc,
@@ -281,7 +205,7 @@ int main(int argc, char **argv)
 	flip("base.img", 3 * SS + 1);
 	refused("a byte flipped in base.img", "base.img: SHA-256");
 	recording();
-	if (edit_meta("\"seed\": 4", "\"seed\": 5"))
+	if (recfix_edit_meta(rec, "\"seed\": 4", "\"seed\": 5"))
 		tap_diag("no seed in meta.json");
 	refused("meta.json edited (seed 4 to 5)", "meta.json: its SHA-256");
 	recording();
@@ -295,7 +219,7 @@ int main(int argc, char **argv)
 		rmdir(p);
 	}
 	recording();
-	if (edit_meta("suspend-lab/crash-recording/2", "suspend-lab/crash-recording/1"))
+	if (recfix_edit_meta(rec, "suspend-lab/crash-recording/2", "suspend-lab/crash-recording/1"))
 		tap_diag("no schema in meta.json");
 	refused("a recording from before the digests", "predates whole-file digests");
 	end_off = SS;	/* sealed, but the mark and the size record disagree */
