@@ -71,17 +71,14 @@ static void clocks(char *buf, size_t n)
 		 b.tv_sec * 1000000000LL + b.tv_nsec);
 }
 
-/* release=R in $FAKEQEMU: the kernel release the guest reports, up to the
- * next comma (for the tests of hostile names: any bytes but space). */
+/* release=R: the kernel release reported, up to the next comma (hostile names) */
 void agent_hello(void)
 {
-	const char *v = fk_arg("version"), *rel = fk_arg("release");
+	const char *v = fk_arg("version"), *rel = fk_arg("release") ?: "6.1.0-fake";
 
 	if (fk_has("no-ready"))
 		return;
 	cur = 0;
-	if (!rel)
-		rel = "6.1.0-fake";
 	say("READY version=%d release=%.*s knob=suspend_sync",
 	    v ? atoi(v) : AGENT_PROTO_VERSION, (int)strcspn(rel, ","), rel);
 }
