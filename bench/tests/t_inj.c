@@ -23,6 +23,7 @@
 #include "csv.h"
 #include "escape.h"
 #include "hostrun.h"
+#include "slurp.h"
 #include "tap.h"
 #include "timeline.h"
 
@@ -46,26 +47,6 @@ static void make_strings(void)
 	for (size_t o = 0; o < 4096; o += strlen(hostile))
 		snprintf(big + o, sizeof(big) - o, "%s", hostile);
 	big[4096] = '\0';
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *m = open_memstream(&buf, &n);
-	char chunk[8192];
-	size_t k;
-
-	while (f && m && (k = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, k, m);
-	if (f)
-		fclose(f);
-	if (m)
-		fclose(m);
-	if (len)
-		*len = n;
-	return buf;
 }
 
 /* s for a TAP message: one line. */
@@ -126,7 +107,7 @@ static void gnuplot_case(void)
 	}
 	/* in dir, where the canaries' relative names point */
 	rc = system("cd \"$T_INJ_DIR\" && gnuplot t.gp 2>&1");
-	svg = slurp(out, &len);
+	svg = test_slurp(out, &len);
 	valid = svg && strlen(svg) == len && utf8_valid(svg);
 	tap_ok(rc == 0 && svg && len > 0 && canaries_absent(),
 	       "gnuplot, a hostile output name, data name and title: status %d, %zu bytes at"

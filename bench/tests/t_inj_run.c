@@ -31,6 +31,7 @@
 #include "fakerun.h"
 #include "progrun.h"
 #include "states.h"
+#include "slurp.h"
 #include "tap.h"
 
 static const char *const canaries[] = {
@@ -54,28 +55,13 @@ static int canaries_left(void)
 	return n;
 }
 
+/* dir/name as text: NULL when absent or holding a NUL */
 static char *slurp(const char *dir, const char *name)
 {
-	char *path, *buf = NULL;
-	size_t n = 0;
-	FILE *f, *m = open_memstream(&buf, &n);
-	char chunk[8192];
-	size_t k;
+	size_t n;
+	char *buf = test_slurp_in(dir, name, &n);
 
-	if (asprintf(&path, "%s/%s", dir, name) < 0)
-		return NULL;
-	f = fopen(path, "re");
-	free(path);
-	while (f && m && (k = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, k, m);
-	if (m)
-		fclose(m);
-	if (!f) {
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	return strlen(buf) == n ? buf : (free(buf), NULL);	/* a NUL: not text */
+	return buf && strlen(buf) == n ? buf : (free(buf), NULL);
 }
 
 /* Valid UTF-8 text, or why not. */

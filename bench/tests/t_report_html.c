@@ -25,6 +25,7 @@
 
 #include "fakerun.h"
 #include "progrun.h"
+#include "slurp.h"
 #include "tap.h"
 
 #define CYCLES 4	/* --sync both --cycles 2 */
@@ -41,24 +42,6 @@ static const char measure[] =
 	"s:+e.dataset.s,w:e.getBoundingClientRect().width})});r.timelines.push(t)});"
 	"var p=document.createElement('pre');p.id='measure';p.textContent=JSON.stringify(r);"
 	"document.body.appendChild(p)});</script>\n";
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *m = open_memstream(&buf, &n);
-	char chunk[8192];
-	size_t k;
-
-	while (f && m && (k = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, k, m);
-	if (f)
-		fclose(f);
-	if (m)
-		fclose(m);
-	return buf;
-}
 
 static const char *chromium(void)
 {
@@ -165,7 +148,7 @@ static void hygiene(const char *argv0)
 		 "--fs all >'%s' 2>&1", argv0, kernel, kernel, kernel, fakerun_dir(), path);
 	if (system(cmd))
 		mixed = -1;
-	text = slurp(path);
+	text = test_slurp(path, NULL);
 	for (p = text; p && (p = strstr(p, "\nsuspend-lab 0.")); p = end) {
 		tables++;
 		end = strstr(p + 1, "\nsuspend-lab: time:");
@@ -200,7 +183,7 @@ int main(int argc, char **argv)
 		     "--tools-disk", kernel, "--out", out, "--state", "mem", "--dirty", "0",
 		     "--sync", "both", "--cycles", "2", "--quiet", NULL }, 0, 0);
 	snprintf(page_path, sizeof(page_path), "%s/report.html", out);
-	page = slurp(page_path);
+	page = test_slurp(page_path, NULL);
 	if (!tap_ok(rc == 0 && page && *page, "fake run: exit %d, report.html %zu bytes", rc,
 		    page ? strlen(page) : 0))
 		goto done;
@@ -219,7 +202,7 @@ int main(int argc, char **argv)
 	fclose(f);
 	snprintf(url, sizeof(url), "file://%s", copy);
 	rc = browse(browser, "--dump-dom", url, dom);
-	text = slurp(dom);
+	text = test_slurp(dom, NULL);
 	pre = text ? strstr(text, "<pre id=\"measure\">") : NULL;
 	m = pre ? json_loads(pre + strlen("<pre id=\"measure\">"), JSON_DISABLE_EOF_CHECK, NULL)
 		: NULL;

@@ -28,6 +28,7 @@
 
 #include "fakerun.h"
 #include "progrun.h"
+#include "slurp.h"
 #include "tap.h"
 
 static char kernel[600], out[600], pids[600], lab[600];
@@ -35,24 +36,6 @@ static char kernel[600], out[600], pids[600], lab[600];
 #define LAB(...) (char *[]){ "--kernel", kernel, "--initrd", kernel, "--tools-disk", kernel, \
 			      "--out", out, "--state", "mem", "--dirty", "0", "--sync", "1", \
 			      "--cycles", "1", "--quiet", "--timeout-scale", "1", __VA_ARGS__ NULL }
-
-static char *slurp(const char *dir, const char *name)
-{
-	char p[1300], *buf = NULL;
-	size_t n = 0;
-	FILE *f, *m;
-	int c;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "r");
-	m = open_memstream(&buf, &n);
-	while (f && (c = fgetc(f)) != EOF)
-		fputc(c, m);
-	fclose(m);
-	if (f)
-		fclose(f);
-	return buf;
-}
 
 static char proc_state(pid_t pid)
 {
@@ -124,11 +107,11 @@ static int run_stopped_once(int keep, int *stops)
 		was = stopped && *stops <= keep;
 		usleep(2000);
 	}
-	s = slurp(fakerun_dir(), "run.out");
-	snprintf(progrun_out, sizeof(progrun_out), "%s", s);
+	s = test_slurp_in(fakerun_dir(), "run.out", NULL);
+	snprintf(progrun_out, sizeof(progrun_out), "%s", s ? s : "");
 	free(s);
-	s = slurp(fakerun_dir(), "run.err");
-	snprintf(progrun_err, sizeof(progrun_err), "%s", s);
+	s = test_slurp_in(fakerun_dir(), "run.err", NULL);
+	snprintf(progrun_err, sizeof(progrun_err), "%s", s ? s : "");
 	free(s);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -167,7 +150,7 @@ static void stalled_once(void)
 	       json_integer_value(json_object_get(json_array_get(json_object_get(j, "summary"), 0),
 						  "n_stalled")));
 	json_decref(j);
-	html = slurp(out, "report.html");
+	html = test_slurp_in(out, "report.html", NULL);
 	line = html ? strstr(html, "attempt 1: HostStall, measured again: the host took") : NULL;
 	tap_ok(line != NULL, "report.html lists the stalled attempt: %.80s", line ? line : "(absent)");
 	free(html);
